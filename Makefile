@@ -1,0 +1,21 @@
+# robot_sm: the two commands are `make demo` and `make test`. Both set everything up first.
+.PHONY: all setup test demo bench lint clean
+
+PYTEST_ARGS ?=
+
+all: test
+
+setup:
+	@bash tools/setup.sh
+
+test: setup
+	@cd robot_sm && ../tools/with_ros_env.sh python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+demo: setup
+	@tools/with_ros_env.sh python -m robot_sm.demo
+
+bench: setup
+	@tools/with_ros_env.sh python bench/run_all.py
+
+clean:
+	rm -rf build install log setup.env

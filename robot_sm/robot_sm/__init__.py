@@ -1,0 +1,1 @@
+"""robot_sm: a supervised operating cycle for ROS 2 robots."""

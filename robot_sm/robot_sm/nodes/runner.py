@@ -1,0 +1,57 @@
+"""Start, spin and stop a node of the suite the same way for every executable."""
+
+import sys
+import time
+from typing import Callable, List, Optional
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+from robot_sm.parameters import ConfigurationError
+
+
+def run_node(
+    factory: Callable[[], Node],
+    args: Optional[List[str]] = None,
+    *,
+    threads: int = 2,
+) -> int:
+    """
+    Create the node made by ``factory`` and spin it until shutdown; return the exit code.
+
+    A :class:`~robot_sm.parameters.ConfigurationError` raised while the node is built (a parameter
+    it cannot run with) is printed as one line and gives exit code 2. Ctrl-C and an external
+    shutdown end the node quietly with exit code 0.
+    """
+    rclpy.init(args=args)
+    node: Optional[Node] = None
+    try:
+        node = factory()
+        executor = MultiThreadedExecutor(num_threads=threads)
+        executor.add_node(node)
+        executor.spin()
+    except ConfigurationError as error:
+        name = getattr(factory, '__name__', 'node')
+        print(f'{name}: refusing to start: {error}', file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+def seconds_clock(node: Node) -> Callable[[], float]:
+    """
+    Return a function giving the time in seconds the node's timing logic should use.
+
+    The monotonic clock in real time (immune to wall-clock jumps) and the node's ROS clock when
+    ``use_sim_time`` is true, so that timeouts follow a simulation's ``/clock``.
+    """
+    if node.get_parameter('use_sim_time').value:
+        clock = node.get_clock()
+        return lambda: clock.now().nanoseconds * 1e-9
+    return time.monotonic

@@ -1,0 +1,153 @@
+"""
+Declare a node's parameters with descriptors and validate them before the node starts.
+
+Every node of the suite lists its parameters as :class:`Param` specifications. They are declared
+with a :class:`~rcl_interfaces.msg.ParameterDescriptor` (description, constraints, read-only
+flag), so ``ros2 param describe`` tells an operator what each one means, and validated at once:
+a value the node cannot run with raises :class:`ConfigurationError` with one line naming the
+parameter and the problem, and :func:`robot_sm.nodes.runner.run_node` turns that into a refusal
+to start.
+
+Numbers are accepted as int or float wherever a float is expected (``timeout: 1`` in a YAML file
+is not an error), but never as bool, NaN or infinity.
+"""
+
+import array
+from dataclasses import dataclass, field
+import math
+from typing import Any, Callable, Optional, Sequence
+
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+
+#: The kinds of value a parameter can hold.
+KINDS = ('float', 'int', 'bool', 'str', 'float_list', 'int_list', 'str_list')
+
+
+class ConfigurationError(ValueError):
+    """A parameter value the node cannot start with; the message is one line naming it."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """Specification of one parameter: name, kind, default, meaning and constraints."""
+
+    name: str
+    default: Any
+    description: str
+    kind: str = ''
+    minimum: Optional[float] = None
+    maximum: Optional[float] = None
+    exclusive_minimum: bool = False
+    choices: Sequence[str] = ()
+    read_only: bool = True
+    check: Optional[Callable[[Any], Optional[str]]] = field(default=None, compare=False)
+
+    def resolved_kind(self) -> str:
+        """Return the kind, inferred from the default when not given."""
+        if self.kind:
+            if self.kind not in KINDS:
+                raise ValueError(f'unknown parameter kind {self.kind!r}')
+            return self.kind
+        default = self.default
+        if isinstance(default, bool):
+            return 'bool'
+        if isinstance(default, int):
+            return 'int'
+        if isinstance(default, float):
+            return 'float'
+        if isinstance(default, str):
+            return 'str'
+        raise ValueError(f'parameter {self.name!r}: give kind= for a default of {default!r}')
+
+    def constraints(self) -> str:
+        """Describe the constraints in words, for the descriptor."""
+        parts = [f'type: {self.resolved_kind()}']
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.exclusive_minimum else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f'<= {self.maximum:g}')
+        if self.choices:
+            parts.append('one of: ' + ', '.join(self.choices))
+        return '; '.join(parts)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def validate(spec: Param, value: Any) -> Any:
+    """Return ``value`` converted to the spec's kind, or raise :class:`ConfigurationError`."""
+    kind = spec.resolved_kind()
+    name = spec.name
+
+    def fail(problem: str) -> ConfigurationError:
+        return ConfigurationError(f"parameter '{name}' {problem} (got {value!r})")
+
+    if kind == 'float':
+        if not _is_number(value):
+            raise fail('must be a number')
+        value = float(value)
+        if not math.isfinite(value):
+            raise fail('must be finite')
+    elif kind == 'int':
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise fail('must be an integer')
+    elif kind == 'bool':
+        if not isinstance(value, bool):
+            raise fail('must be true or false')
+    elif kind == 'str':
+        if not isinstance(value, str):
+            raise fail('must be a string')
+        if spec.choices and value not in spec.choices:
+            raise fail('must be one of ' + ', '.join(repr(c) for c in spec.choices))
+    else:
+        if not isinstance(value, (list, tuple, array.array)):
+            raise fail('must be a list')
+        item_ok = {
+            'float_list': _is_number,
+            'int_list': lambda v: isinstance(v, int) and not isinstance(v, bool),
+            'str_list': lambda v: isinstance(v, str),
+        }[kind]
+        if not all(item_ok(v) for v in value):
+            raise fail(f"must be a list of {kind.split('_')[0]}s")
+        value = [float(v) for v in value] if kind == 'float_list' else list(value)
+        if kind == 'float_list' and not all(math.isfinite(v) for v in value):
+            raise fail('must hold finite numbers')
+    if kind in ('float', 'int'):
+        if spec.minimum is not None:
+            if value < spec.minimum or (spec.exclusive_minimum and value == spec.minimum):
+                op = '>' if spec.exclusive_minimum else '>='
+                raise fail(f'must be {op} {spec.minimum:g}')
+        if spec.maximum is not None and value > spec.maximum:
+            raise fail(f'must be <= {spec.maximum:g}')
+    if spec.check is not None:
+        problem = spec.check(value)
+        if problem:
+            raise fail(problem)
+    return value
+
+
+def declare_parameters(node: Node, specs: Sequence[Param]) -> dict[str, Any]:
+    """
+    Declare ``specs`` on ``node`` and return their validated values by name.
+
+    :raises ConfigurationError: if a value has the wrong type or breaks a constraint.
+    """
+    values: dict[str, Any] = {}
+    for spec in specs:
+        descriptor = ParameterDescriptor(
+            description=spec.description,
+            additional_constraints=spec.constraints(),
+            read_only=spec.read_only,
+            dynamic_typing=True,
+        )
+        default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
+        try:
+            value = node.declare_parameter(spec.name, default, descriptor).value
+        except Exception as error:  # noqa: B902 - rclpy raises several unrelated types here
+            raise ConfigurationError(f"parameter '{spec.name}': {error}") from error
+        if value is None:
+            value = default
+        values[spec.name] = validate(spec, value)
+    return values

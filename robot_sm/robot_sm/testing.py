@@ -1,0 +1,322 @@
+"""
+Helpers for testing and benchmarking nodes over real DDS.
+
+:class:`RosHarness` owns an isolated rclpy context, a multi-threaded executor spinning in a
+background thread, and a probe node living in the same namespace as the nodes under test. Tests
+publish, record, call services and wait on conditions through it, with timeouts everywhere;
+:meth:`RosHarness.shutdown` stops everything it started (nodes, threads, processes).
+
+:class:`NodeProcess` runs a node in a child process the way a robot would, with SIGINT restored
+to its default in the child (a process started from a non-interactive shell inherits it as
+ignored), in its own process group, stopped by SIGINT with SIGKILL as a fallback.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile
+
+MsgT = TypeVar('MsgT')
+NodeT = TypeVar('NodeT', bound=Node)
+
+DEFAULT_TIMEOUT = 5.0
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.002) -> bool:
+    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+class Recorder(Generic[MsgT]):
+    """Messages received on one topic, each with its monotonic arrival time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: List[Tuple[float, MsgT]] = []
+
+    def __call__(self, msg: MsgT) -> None:
+        with self._lock:
+            self._items.append((time.monotonic(), msg))
+
+    @property
+    def messages(self) -> List[MsgT]:
+        """All messages received so far, oldest first."""
+        with self._lock:
+            return [msg for _, msg in self._items]
+
+    @property
+    def stamped(self) -> List[Tuple[float, MsgT]]:
+        """All ``(arrival time, message)`` pairs received so far, oldest first."""
+        with self._lock:
+            return list(self._items)
+
+    @property
+    def last(self) -> Optional[MsgT]:
+        """Return the newest message, or None."""
+        with self._lock:
+            return self._items[-1][1] if self._items else None
+
+    def clear(self) -> None:
+        """Forget what was received."""
+        with self._lock:
+            self._items.clear()
+
+    def since(self, t: float) -> List[MsgT]:
+        """Messages that arrived at or after monotonic time ``t``."""
+        with self._lock:
+            return [msg for stamp, msg in self._items if stamp >= t]
+
+    def wait_for(
+        self,
+        predicate: Callable[[MsgT], bool] = lambda _: True,
+        timeout: float = DEFAULT_TIMEOUT,
+        after: float = 0.0,
+    ) -> MsgT:
+        """
+        Return the first message arriving at or after ``after`` that satisfies ``predicate``.
+
+        :raises TimeoutError: if none arrives within ``timeout`` seconds.
+        """
+        found: List[MsgT] = []
+
+        def check() -> bool:
+            with self._lock:
+                for stamp, msg in self._items:
+                    if stamp >= after and predicate(msg):
+                        found.append(msg)
+                        return True
+            return False
+
+        if not wait_until(check, timeout):
+            raise TimeoutError(f'no matching message within {timeout} s')
+        return found[0]
+
+
+class RosHarness:
+    """An isolated rclpy context with a background executor and a probe node."""
+
+    def __init__(self, namespace: str = '/', threads: int = 4) -> None:
+        self.namespace = namespace
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.executor = MultiThreadedExecutor(num_threads=threads, context=self.context)
+        self.probe = Node('probe', namespace=namespace, context=self.context)
+        self.executor.add_node(self.probe)
+        self._nodes: List[Node] = [self.probe]
+        self._processes: List['NodeProcess'] = []
+        self._thread = threading.Thread(target=self._spin, name='ros-harness', daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            self.executor.spin()
+        except Exception:  # noqa: B902 - shutdown races end the spin; nothing to report
+            pass
+
+    def start_node(
+        self, node_class: Callable[..., NodeT], parameters: Optional[Dict[str, Any]] = None,
+        **kwargs: Any,
+    ) -> NodeT:
+        """Create ``node_class`` in this context and namespace, add it to the executor."""
+        overrides = [Parameter(name, value=value) for name, value in (parameters or {}).items()]
+        node = node_class(
+            context=self.context, namespace=self.namespace, parameter_overrides=overrides,
+            **kwargs)
+        self.add_node(node)
+        return node
+
+    def add_node(self, node: Node) -> Node:
+        """Spin an already created node (made with ``context=harness.context``)."""
+        self._nodes.append(node)
+        self.executor.add_node(node)
+        return node
+
+    def stop_node(self, node: Node) -> None:
+        """Stop spinning ``node`` and destroy it."""
+        self.executor.remove_node(node)
+        if node in self._nodes:
+            self._nodes.remove(node)
+        node.destroy_node()
+
+    def publisher(self, msg_type: Any, topic: str, qos: 'QoSProfile | int' = 10) -> Any:
+        """Create a publisher on the probe node."""
+        return self.probe.create_publisher(msg_type, topic, qos)
+
+    def record(self, msg_type: Any, topic: str, qos: 'QoSProfile | int' = 10) -> Recorder[Any]:
+        """Record every message on ``topic`` into a :class:`Recorder`."""
+        recorder: Recorder[Any] = Recorder()
+        self.probe.create_subscription(msg_type, topic, recorder, qos)
+        return recorder
+
+    def call(
+        self, srv_type: Any, name: str, request: Any = None, timeout: float = DEFAULT_TIMEOUT,
+    ) -> Any:
+        """
+        Call a service from the probe node and return the response.
+
+        :raises TimeoutError: if the service is not available or does not answer in time.
+        """
+        client = self.probe.create_client(srv_type, name)
+        try:
+            deadline = time.monotonic() + timeout
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise TimeoutError(f'service {name} not available within {timeout} s')
+            future = client.call_async(request if request is not None else srv_type.Request())
+            done = threading.Event()
+            future.add_done_callback(lambda _: done.set())
+            if not done.wait(max(0.0, deadline - time.monotonic())):
+                future.cancel()
+                raise TimeoutError(f'service {name} did not answer within {timeout} s')
+            return future.result()
+        finally:
+            self.probe.destroy_client(client)
+
+    def wait_for_subscribers(self, publisher: Any, count: int = 1,
+                             timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until ``publisher`` is matched with ``count`` subscriptions."""
+        if not wait_until(lambda: publisher.get_subscription_count() >= count, timeout):
+            raise TimeoutError(f'{publisher.topic_name}: no subscriber within {timeout} s')
+
+    def wait_for_publishers(self, topic: str, count: int = 1,
+                            timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until ``topic`` (relative to the namespace) has ``count`` publishers."""
+        full = topic if topic.startswith('/') else f"{self.namespace.rstrip('/')}/{topic}"
+        if not wait_until(lambda: self.probe.count_publishers(full) >= count, timeout):
+            raise TimeoutError(f'{full}: no publisher within {timeout} s')
+
+    def start_process(
+        self, argv: Sequence[str], env: Optional[Dict[str, str]] = None,
+    ) -> 'NodeProcess':
+        """Start a node process that :meth:`shutdown` stops."""
+        process = NodeProcess(argv, env=env)
+        self._processes.append(process)
+        return process
+
+    def shutdown(self) -> None:
+        """Stop processes, the executor, every node and the context; join the spin thread."""
+        for process in self._processes:
+            process.stop()
+        self.executor.shutdown(timeout_sec=2.0)
+        self._thread.join(timeout=5.0)
+        for node in reversed(self._nodes):
+            try:
+                node.destroy_node()
+            except Exception:  # noqa: B902 - a node may already be gone with its context
+                pass
+        self._nodes.clear()
+        rclpy.try_shutdown(context=self.context)
+        if self._thread.is_alive():
+            raise RuntimeError('the harness executor thread did not stop')
+
+
+def ros_args(namespace: str = '', parameters: Optional[Dict[str, Any]] = None,
+             remaps: Optional[Dict[str, str]] = None) -> List[str]:
+    """Build ``--ros-args`` for a node process: namespace, parameters and remappings."""
+    args = ['--ros-args']
+    if namespace:
+        args += ['-r', f'__ns:={namespace}']
+    for name, value in (parameters or {}).items():
+        args += ['-p', f'{name}:={_param_literal(value)}']
+    for old, new in (remaps or {}).items():
+        args += ['-r', f'{old}:={new}']
+    return args
+
+
+def _param_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, str):
+        return value if value else "''"
+    if isinstance(value, (list, tuple)):
+        return '[' + ','.join(_param_literal(v) for v in value) + ']'
+    return repr(value)
+
+
+def python_module_argv(module: str, *args: str) -> List[str]:
+    """Return the argv that runs ``python -m module args...`` with this interpreter."""
+    return [sys.executable, '-m', module, *args]
+
+
+class NodeProcess:
+    """A node in a child process, stopped cleanly by SIGINT or, failing that, SIGKILL."""
+
+    def __init__(self, argv: Sequence[str], env: Optional[Dict[str, str]] = None) -> None:
+        self.argv = list(argv)
+        self.process = subprocess.Popen(
+            self.argv,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        self._output: List[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._output.append(line)
+
+    @property
+    def output(self) -> str:
+        """Everything the process printed so far (stdout and stderr)."""
+        return ''.join(self._output)
+
+    @property
+    def pid(self) -> int:
+        """Process id of the child."""
+        return self.process.pid
+
+    def alive(self) -> bool:
+        """Return True while the process runs."""
+        return self.process.poll() is None
+
+    def wait(self, timeout: float) -> Optional[int]:
+        """Wait for the process to end; return its exit code, or None on timeout."""
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group, as a crash would end it."""
+        self._signal_group(signal.SIGKILL)
+        self.process.wait(timeout=10.0)
+        self._reader.join(timeout=2.0)
+
+    def stop(self, timeout: float = 5.0) -> Optional[int]:
+        """Stop with SIGINT; SIGKILL the process group if it has not ended after ``timeout``."""
+        if self.alive():
+            self._signal_group(signal.SIGINT)
+            if self.wait(timeout) is None:
+                self._signal_group(signal.SIGKILL)
+                self.process.wait(timeout=10.0)
+        # Children of the node (if any) share its group: make sure none is left.
+        self._signal_group(signal.SIGKILL)
+        self._reader.join(timeout=2.0)
+        return self.process.returncode
+
+    def _signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self.process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass

@@ -1,0 +1,39 @@
+"""
+Fixtures shared by the tests of robot_sm.
+
+Node tests use the ``ros`` fixture: a :class:`robot_sm.testing.RosHarness` with its own rclpy
+context and a namespace of its own, so tests never see each other's topics even though they share
+the DDS domain that ``make test`` chose. The harness is shut down after each test and the test
+fails if it leaves a thread running.
+"""
+
+import itertools
+import os
+import threading
+from typing import Iterator
+
+import pytest
+
+from robot_sm.testing import RosHarness
+
+_namespaces = itertools.count()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to run node tests with DDS discovery beyond this machine."""
+    if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST':
+        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+
+
+@pytest.fixture
+def ros() -> Iterator[RosHarness]:
+    """Give a test an isolated rclpy context, a probe node and a namespace of its own."""
+    before = set(threading.enumerate())
+    harness = RosHarness(namespace=f'/t{os.getpid()}_{next(_namespaces)}')
+    try:
+        yield harness
+    finally:
+        harness.shutdown()
+    leftover = [t for t in threading.enumerate()
+                if t not in before and t.is_alive() and not t.daemon]
+    assert not leftover, f'threads left running: {leftover}'
