@@ -16,7 +16,10 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 SOURCE = PACKAGE / 'robot_sm'
-CORES = ['control', 'exploration', 'mux', 'sim', 'statemachine', 'teleop', 'waypoints']
+CORES = ['control', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
+         'waypoints']
+#: Pure modules outside the core packages.
+PURE_MODULES = ['planar']
 
 
 def _present_cores() -> list[str]:
@@ -30,6 +33,7 @@ def test_mypy_on_cores() -> None:
     if not cores:
         pytest.skip('no core package yet')
     paths = [str(SOURCE / core) for core in cores]
+    paths += [str(SOURCE / f'{module}.py') for module in PURE_MODULES]
     stdout, stderr, rc = api.run(
         ['--config-file', str(PACKAGE / 'setup.cfg'), '--no-error-summary', *paths])
     assert rc == 0, stdout + stderr
