@@ -1,0 +1,255 @@
+"""
+robot_sim: a kinematic differential-drive robot (and arm) in a 2-D world, for demos and tests.
+
+Integrates ``wheel_command`` (or ``cmd_vel``) into a pose on the world map, stops at walls,
+publishes ``odom``, ``map`` (the whole world, or what a simulated range sensor has revealed) and
+``joint_states``, and optionally drives ``/clock`` so the rest of the suite runs on simulated
+time. The map frame of the world is the odom frame of the robot (no localisation drift).
+"""
+
+import math
+import sys
+from typing import Any, List, Optional
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Twist
+from nav_msgs.msg import OccupancyGrid as OccupancyGridMsg
+from nav_msgs.msg import Odometry
+import numpy as np
+from rclpy.node import Node
+from rclpy.qos import QoSProfile
+from robot_sm import qos
+from robot_sm.grid import load_map, MapFileError, OccupancyGrid
+from robot_sm.nodes.runner import run_node
+from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.planar import Pose2D, quaternion_from_yaw
+from robot_sm.resources import world_file
+from robot_sm.sim import DiffDriveBase, FirstOrderJoints, RangeSensor
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+
+PARAMETERS = [
+    Param('world', 'office', 'World map: a shipped world name (office, maze) or a map YAML path'),
+    Param('start_x', 1.0, 'Start position x in the map frame (m)'),
+    Param('start_y', 1.0, 'Start position y in the map frame (m)'),
+    Param('start_yaw', 0.0, 'Start heading (rad)'),
+    Param('robot_radius', 0.1, 'Radius of the robot disc used for collisions (m)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('wheel_radius', 0.03, 'Wheel radius (m)', minimum=0.0, exclusive_minimum=True),
+    Param('wheel_base', 0.1125, 'Distance between the wheels (m)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('wheel_joint_names', ['left_wheel_joint', 'right_wheel_joint'],
+          'Names of the left and right wheel joints in wheel_command and joint_states',
+          kind='str_list', check=lambda v: None if len(v) == 2 else 'must name two joints'),
+    Param('command_input', 'wheel_command', 'Velocity input: wheel_command (JointState '
+          'velocities of the wheel joints) or cmd_vel (Twist)',
+          choices=('wheel_command', 'cmd_vel')),
+    Param('command_timeout', 0.5, 'A command older than this is treated as zero (s)',
+          minimum=0.0, exclusive_minimum=True),
+    Param('update_frequency', 50.0, 'Simulation steps per second of wall time (Hz)',
+          minimum=0.0, exclusive_minimum=True, maximum=1000.0),
+    Param('odom_frame', 'odom', 'Frame of the odometry pose (the world map is aligned with it)'),
+    Param('base_frame', 'base_footprint', 'Child frame of the odometry'),
+    Param('reveal_map', False, 'Publish only what the simulated range sensor has seen'),
+    Param('sensor_range', 3.0, 'Range of the simulated sensor (m)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('sensor_fov', 2.0 * math.pi, 'Field of view of the simulated sensor (rad)',
+          minimum=0.0, exclusive_minimum=True, maximum=2.0 * math.pi),
+    Param('sensor_rays', 360, 'Rays cast by the simulated sensor', minimum=1),
+    Param('sensor_frequency', 5.0, 'Sensor updates and map publications per second (Hz)',
+          minimum=0.0, exclusive_minimum=True),
+    Param('arm_joint_names', [], 'Arm joints that follow joint_command (empty: no arm)',
+          kind='str_list'),
+    Param('arm_time_constant', 0.1, 'Time constant of the arm joints tracking (s)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('publish_clock', False, 'Publish /clock so that nodes with use_sim_time follow the '
+          'simulation'),
+    Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
+          minimum=0.0, exclusive_minimum=True, maximum=50.0),
+]
+
+
+def _stamp(seconds: float) -> Time:
+    nanoseconds = int(round(seconds * 1e9))
+    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+
+
+def grid_to_msg(grid: OccupancyGrid, frame_id: str, stamp: Time) -> OccupancyGridMsg:
+    """Convert a core occupancy grid to a ``nav_msgs/OccupancyGrid``."""
+    msg = OccupancyGridMsg()
+    msg.header.frame_id = frame_id
+    msg.header.stamp = stamp
+    msg.info.resolution = float(grid.resolution)
+    msg.info.width = grid.width
+    msg.info.height = grid.height
+    msg.info.origin.position.x = grid.origin_x
+    msg.info.origin.position.y = grid.origin_y
+    msg.info.origin.orientation.w = 1.0
+    msg.info.map_load_time = stamp
+    msg.data = grid.data.ravel().tolist()
+    return msg
+
+
+class RobotSim(Node):
+    """Simulate the robot base, its range sensor and its arm."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__('robot_sim', **kwargs)
+        config = declare_parameters(self, PARAMETERS)
+        if config['publish_clock'] and self.get_parameter('use_sim_time').value:
+            raise ConfigurationError("parameter 'publish_clock' cannot be used with use_sim_time:"
+                                     ' the simulation is the clock')
+        try:
+            self.world = load_map(world_file(config['world']))
+            start = Pose2D(config['start_x'], config['start_y'], config['start_yaw'])
+            self.base = DiffDriveBase(
+                self.world, start, radius=config['robot_radius'],
+                wheel_radius=config['wheel_radius'], wheel_base=config['wheel_base'],
+                command_timeout=config['command_timeout'])
+        except MapFileError as error:
+            raise ConfigurationError(f"parameter 'world': {error}") from error
+        except ValueError as error:
+            raise ConfigurationError(f"parameters 'start_*': {error}") from error
+        self.config = config
+        self.wheel_names: List[str] = config['wheel_joint_names']
+        self.wheel_angles = [0.0, 0.0]
+        arm_names = [name for name in config['arm_joint_names'] if name]
+        self.arm = FirstOrderJoints(arm_names, config['arm_time_constant']) if arm_names else None
+        self.reveal = config['reveal_map']
+        self.known = self.world.blank_copy() if self.reveal else self.world
+        self.sensor = RangeSensor(config['sensor_range'], config['sensor_fov'],
+                                  config['sensor_rays'])
+        self.period = 1.0 / config['update_frequency']
+        self.sim_step = self.period * (config['time_scale'] if config['publish_clock'] else 1.0)
+        self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        self._map_dirty = True
+        self._was_colliding = False
+
+        self.odom_publisher = self.create_publisher(Odometry, 'odom', 10)
+        self.map_publisher = self.create_publisher(OccupancyGridMsg, 'map', qos.STATE)
+        self.joint_publisher = self.create_publisher(JointState, 'joint_states', 10)
+        self.clock_publisher = (self.create_publisher(Clock, '/clock', QoSProfile(depth=10))
+                                if config['publish_clock'] else None)
+        if config['command_input'] == 'cmd_vel':
+            self.create_subscription(Twist, 'cmd_vel', self._on_twist, qos.COMMAND_IN)
+        else:
+            self.create_subscription(JointState, 'wheel_command', self._on_wheels, qos.COMMAND_IN)
+        if self.arm is not None:
+            self.create_subscription(JointState, 'joint_command', self._on_joint_command,
+                                     qos.COMMAND_IN)
+        self.tf_broadcaster = self._make_tf_broadcaster()
+        self.create_timer(self.period, self._step)
+        self.create_timer(1.0 / config['sensor_frequency'], self._sense)
+        self._sense()
+        self.get_logger().info(
+            f"simulating world '{config['world']}' ({self.world.width}x{self.world.height} cells"
+            f' at {self.world.resolution} m), start ({start.x:.2f}, {start.y:.2f})'
+            f"{', revealing the map' if self.reveal else ''}")
+
+    def _make_tf_broadcaster(self) -> Optional[Any]:
+        try:
+            from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
+        except ImportError:
+            self.get_logger().info('tf2_ros is not installed: no TF is broadcast (odom only)')
+            return None
+        from geometry_msgs.msg import TransformStamped
+        static = TransformStamped()
+        static.header.frame_id = 'map'
+        static.child_frame_id = self.config['odom_frame']
+        static.transform.rotation.w = 1.0
+        self._static_broadcaster = StaticTransformBroadcaster(self)
+        self._static_broadcaster.sendTransform(static)
+        return TransformBroadcaster(self)
+
+    def _on_wheels(self, msg: JointState) -> None:
+        speeds = dict(zip(msg.name, msg.velocity))
+        left, right = (speeds.get(name) for name in self.wheel_names)
+        if left is None or right is None:
+            return
+        self.base.command_wheels(left, right, self.sim_time)
+
+    def _on_twist(self, msg: Twist) -> None:
+        self.base.command_body(msg.linear.x, msg.angular.z, self.sim_time)
+
+    def _on_joint_command(self, msg: JointState) -> None:
+        assert self.arm is not None
+        self.arm.command(dict(zip(msg.name, msg.position)))
+
+    def _now_stamp(self) -> Time:
+        if self.clock_publisher is not None:
+            return _stamp(self.sim_time)
+        return self.get_clock().now().to_msg()
+
+    def _step(self) -> None:
+        dt = self.sim_step
+        if self.clock_publisher is not None:
+            self.sim_time += dt
+            self.clock_publisher.publish(Clock(clock=_stamp(self.sim_time)))
+        else:
+            self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        pose = self.base.step(self.sim_time, dt)
+        if self.base.collided and not self._was_colliding:
+            self.get_logger().warning(f'bumped into an obstacle at ({pose.x:.2f}, {pose.y:.2f})')
+        self._was_colliding = self.base.collided
+        r, half_base = self.base.wheel_radius, self.base.wheel_base / 2.0
+        wheel_speeds = [(self.base.linear - self.base.angular * half_base) / r,
+                        (self.base.linear + self.base.angular * half_base) / r]
+        self.wheel_angles = [a + w * dt for a, w in zip(self.wheel_angles, wheel_speeds)]
+        if self.arm is not None:
+            self.arm.step(dt)
+        stamp = self._now_stamp()
+        self._publish_odometry(pose, stamp)
+        joints = JointState()
+        joints.header.stamp = stamp
+        joints.name = list(self.wheel_names)
+        joints.position = list(self.wheel_angles)
+        joints.velocity = wheel_speeds
+        if self.arm is not None:
+            joints.name += self.arm.names
+            joints.position += [self.arm.positions[n] for n in self.arm.names]
+            joints.velocity += [self.arm.velocities[n] for n in self.arm.names]
+        self.joint_publisher.publish(joints)
+
+    def _publish_odometry(self, pose: Pose2D, stamp: Time) -> None:
+        odom = Odometry()
+        odom.header.stamp = stamp
+        odom.header.frame_id = self.config['odom_frame']
+        odom.child_frame_id = self.config['base_frame']
+        odom.pose.pose.position.x = pose.x
+        odom.pose.pose.position.y = pose.y
+        qx, qy, qz, qw = quaternion_from_yaw(pose.yaw)
+        odom.pose.pose.orientation.z = qz
+        odom.pose.pose.orientation.w = qw
+        odom.twist.twist.linear.x = self.base.linear
+        odom.twist.twist.angular.z = self.base.angular
+        self.odom_publisher.publish(odom)
+        if self.tf_broadcaster is not None:
+            from geometry_msgs.msg import TransformStamped
+            transform = TransformStamped()
+            transform.header = odom.header
+            transform.child_frame_id = odom.child_frame_id
+            transform.transform.translation.x = pose.x
+            transform.transform.translation.y = pose.y
+            transform.transform.rotation = odom.pose.pose.orientation
+            self.tf_broadcaster.sendTransform(transform)
+
+    def _sense(self) -> None:
+        if self.reveal and self.sensor.reveal(self.world, self.known, self.base.pose) > 0:
+            self._map_dirty = True
+        if self._map_dirty:
+            self._map_dirty = False
+            self.map_publisher.publish(grid_to_msg(self.known, 'map', self._now_stamp()))
+
+    def explored_fraction(self) -> float:
+        """Return the fraction of the world's free cells the sensor has seen."""
+        free = self.world.free()
+        return float(np.count_nonzero(free & (self.known.data >= 0)) / max(1, free.sum()))
+
+
+def main(args: Optional[List[str]] = None) -> None:
+    """Run the robot_sim node."""
+    sys.exit(run_node(RobotSim, args))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,85 @@
+"""The robot_sim node over DDS: driving, walls, the map topic, the revealing sensor, bad worlds."""
+
+import math
+import sys
+import time
+
+from geometry_msgs.msg import Twist
+from nav_msgs.msg import OccupancyGrid, Odometry
+from robot_sm import qos
+from robot_sm.nodes.robot_sim import RobotSim
+from robot_sm.testing import ros_args, RosHarness
+from sensor_msgs.msg import JointState
+
+
+def test_wheel_commands_drive_the_robot_and_a_wall_stops_it(ros: RosHarness) -> None:
+    # In the office corridor (y = 2.6 .. 3.5 m), facing its upper wall between two doors.
+    ros.start_node(RobotSim, {'world': 'office', 'start_x': 2.3, 'start_y': 3.0,
+                              'start_yaw': math.pi / 2})
+    odom = ros.record(Odometry, 'odom')
+    wheels = ros.publisher(JointState, 'wheel_command', qos.COMMAND_OUT)
+    ros.wait_for_subscribers(wheels)
+    first = odom.wait_for()
+    assert first.pose.pose.position.y == 3.0 and first.header.frame_id == 'odom'
+
+    def drive(left: float, right: float, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            wheels.publish(JointState(name=['right_wheel_joint', 'left_wheel_joint'],
+                                      velocity=[right, left]))
+            time.sleep(0.05)
+
+    # 5 rad/s on both 0.03 m wheels: 0.15 m/s straight ahead.
+    drive(5.0, 5.0, 1.0)
+    moving = odom.last
+    assert moving.twist.twist.linear.x == 0.15
+    assert 3.1 < moving.pose.pose.position.y < 3.25
+    assert abs(moving.pose.pose.position.x - 2.3) < 1e-6
+    # Keep driving: the wall at y = 3.5 m stops the 0.1 m disc at y = 3.4 m at most.
+    drive(5.0, 5.0, 2.0)
+    stopped = odom.last
+    assert 3.3 < stopped.pose.pose.position.y <= 3.4
+    assert stopped.twist.twist.linear.x == 0.0
+    # Backing away works, and silence stops the robot within the command timeout.
+    drive(-5.0, -5.0, 0.5)
+    assert odom.last.twist.twist.linear.x == -0.15
+    time.sleep(0.8)
+    assert odom.last.twist.twist.linear.x == 0.0 and odom.last.twist.twist.angular.z == 0.0
+
+
+def test_cmd_vel_input_and_the_latched_full_map(ros: RosHarness) -> None:
+    ros.start_node(RobotSim, {'world': 'maze', 'command_input': 'cmd_vel', 'start_x': 0.5,
+                              'start_y': 0.5, 'start_yaw': math.pi / 2})
+    grid = ros.record(OccupancyGrid, 'map', qos.STATE).wait_for()
+    assert (grid.info.width, grid.info.height) == (100, 100)
+    assert abs(grid.info.resolution - 0.05) < 1e-6
+    assert grid.header.frame_id == 'map'
+    assert -1 not in grid.data and 100 in grid.data
+    odom = ros.record(Odometry, 'odom')
+    cmd = ros.publisher(Twist, 'cmd_vel', qos.COMMAND_OUT)
+    ros.wait_for_subscribers(cmd)
+    msg = Twist()
+    msg.linear.x = 0.2
+    for _ in range(10):
+        cmd.publish(msg)
+        time.sleep(0.05)
+    position = odom.last.pose.pose.position
+    assert position.y > 0.55 and abs(position.x - 0.5) < 1e-6
+
+
+def test_reveal_mode_publishes_what_the_sensor_saw(ros: RosHarness) -> None:
+    ros.start_node(RobotSim, {'world': 'office', 'reveal_map': True, 'sensor_range': 2.0,
+                              'start_x': 1.0, 'start_y': 1.0})
+    grid = ros.record(OccupancyGrid, 'map', qos.STATE).wait_for()
+    known = sum(1 for v in grid.data if v >= 0)
+    assert 0 < known < len(grid.data) / 3
+    width = grid.info.width
+    assert grid.data[20 * width + 20] == 0  # the robot's own cell is free
+    assert grid.data[100 * width + 150] == -1  # the far corner is unknown
+
+
+def test_an_unknown_world_refuses_to_start(ros: RosHarness) -> None:
+    process = ros.start_process([sys.executable, '-m', 'robot_sm.nodes.robot_sim',
+                                 *ros_args(ros.namespace, {'world': 'no_such_world'})])
+    assert process.wait(20.0) == 2
+    assert "parameter 'world'" in process.output and 'no_such_world' in process.output
