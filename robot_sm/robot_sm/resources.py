@@ -1,4 +1,4 @@
-"""Find the files this package ships (worlds, URDFs, parameter files) installed or in a checkout."""
+"""Find the files this package ships (worlds, URDFs, parameters), installed or in a checkout."""
 
 import pathlib
 
