@@ -27,6 +27,7 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
+            'robot-sm = robot_sm.cli:entry_point',
             'robot_sim = robot_sm.nodes.robot_sim:main',
         ],
         'robot_sm.states': [

@@ -110,6 +110,8 @@ source "$venv/bin/activate"
 source "$root/install/setup.bash"
 # The wheels' ament index lives in the venv prefix.
 export AMENT_PREFIX_PATH="\$AMENT_PREFIX_PATH:$venv"
+# The executables (robot-sm and the nodes), as ros2 run would find them.
+export PATH="$root/install/robot_sm/lib/robot_sm:\$PATH"
 # Keep DDS discovery on this machine unless told otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE=\${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}
 EOF
