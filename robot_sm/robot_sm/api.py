@@ -69,7 +69,7 @@ class WaypointInfo:
     """One waypoint as an operator sees it."""
 
     index: int
-    id: int
+    waypoint_id: int
     x: float
     y: float
     yaw: float
@@ -193,7 +193,7 @@ class SuiteClient:
 
     def latched(self, msg_type: Any, topic: str, wait: bool = True) -> Any:
         """
-        Return the latest message of a latched (transient_local) topic of the suite.
+        Return the newest message on one of the suite's transient_local (latched) topics.
 
         :raises SuiteUnavailable: if ``wait`` and nothing arrives within the timeout.
         """

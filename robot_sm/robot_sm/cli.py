@@ -117,8 +117,8 @@ def format_waypoints(waypoints: List[Any]) -> str:
         return '  (no waypoints)'
     lines = ['  pos  id     x        y       yaw    routine        status']
     for w in waypoints:
-        lines.append(f'  {w.index:>3}  {w.id:<4} {w.x:>7.2f}  {w.y:>7.2f}  {w.yaw:>6.2f}    '
-                     f'{(w.routine or "-"):<14} {w.status}')
+        lines.append(f'  {w.index:>3}  {w.waypoint_id:<4} {w.x:>7.2f}  {w.y:>7.2f}  '
+                     f'{w.yaw:>6.2f}    {(w.routine or "-"):<14} {w.status}')
     return '\n'.join(lines)
 
 
