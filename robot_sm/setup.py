@@ -12,7 +12,7 @@ setup(
     packages=find_packages(exclude=['test', 'test.*']),
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
-        (f'share/{PACKAGE}', ['package.xml']),
+        (f'share/{PACKAGE}', ['package.xml', 'plugin.xml']),
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config', glob('config/*.yaml')),
         (f'share/{PACKAGE}/config/worlds', glob('config/worlds/*')),

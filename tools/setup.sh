@@ -80,7 +80,7 @@ fi
 # 4. colcon build. robot_sm is symlink-installed: editing its Python files needs no rebuild;
 # its setup files, launch and config file lists, and the interface package do.
 inputs=$( { find robot_sm_msgs -type f | sort | xargs cat;
-            cat robot_sm/setup.py robot_sm/setup.cfg robot_sm/package.xml;
+            cat robot_sm/setup.py robot_sm/setup.cfg robot_sm/package.xml robot_sm/plugin.xml;
             find robot_sm/launch robot_sm/config robot_sm/resource -type f 2>/dev/null | sort;
             echo "$want"; } | sha256sum | cut -d' ' -f1)
 if [ "$(cat build/.inputs.sha 2>/dev/null)" != "$inputs" ] || [ ! -f install/setup.bash ]; then

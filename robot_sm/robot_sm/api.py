@@ -110,7 +110,8 @@ def _pose(x: float, y: float, yaw: float) -> Pose:
     return pose
 
 
-def _waypoint_infos(array: WaypointArray) -> List[WaypointInfo]:
+def waypoint_infos(array: WaypointArray) -> List[WaypointInfo]:
+    """Return the waypoints of ``array`` as :class:`WaypointInfo` rows."""
     infos = []
     for index, waypoint in enumerate(array.waypoints):
         p, q = waypoint.pose.position, waypoint.pose.orientation
@@ -256,7 +257,7 @@ class SuiteClient:
         mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
         direction = 'reverse' if array.reverse else 'forward'
         return Result(True, f'{len(array.waypoints)} waypoints, {mode}, {direction}',
-                      {'waypoints': _waypoint_infos(array), 'mode': mode,
+                      {'waypoints': waypoint_infos(array), 'mode': mode,
                        'reverse': bool(array.reverse)})
 
     def add_waypoint(self, x: float, y: float, yaw: float = 0.0, routine: str = '',
@@ -486,7 +487,7 @@ class SuiteClient:
         status.mode = MODE_NAMES.get(mode.mode, str(mode.mode))
         status.emergency_stop = bool(mode.emergency_stop)
         array = self.latched(WaypointArray, 'robot_sm/waypoints')
-        status.waypoints = _waypoint_infos(array)
+        status.waypoints = waypoint_infos(array)
         status.following_mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
         status.following_reverse = bool(array.reverse)
         status.driving_reverse = bool(self.latched(Bool, 'robot_sm/reverse_mode').data)
