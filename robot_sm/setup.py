@@ -26,6 +26,7 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
+            'base_controller = robot_sm.nodes.base_controller:main',
         ],
         'robot_sm.states': [
         ],
