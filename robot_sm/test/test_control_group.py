@@ -142,6 +142,10 @@ def test_update_goals_is_all_or_nothing() -> None:
     zeros = {JOINT_POSITION: np.zeros((2, DOFS))}
     with pytest.raises(ValueError, match='repeated'):
         group.update_goals([0, 0], np.zeros((2, 3)), zeros)
+    with pytest.raises(IndexError, match=r'\[2\]'):
+        group.update_goals([0, 2], np.zeros((2, 3)), zeros)
+    with pytest.raises(IndexError):
+        group.update_goals([0.0, 1.0], np.zeros((2, 3)), zeros)
     with pytest.raises(ValueError, match='rows'):
         group.update_goals([0, 1], np.zeros((1, 3)), zeros)
     with pytest.raises(ValueError, match=r'members \[1\]'):
@@ -150,6 +154,9 @@ def test_update_goals_is_all_or_nothing() -> None:
     with pytest.raises(ValueError, match='finite'):
         group.update_goal(0, [np.inf, 0, 0], {JOINT_POSITION: np.zeros(DOFS)})
     assert group.get_goal(0) is None and group.get_goal(1) is None
+    group.unregister_member(1)
+    with pytest.raises(LookupError, match=r'\[1\] are unregistered'):
+        group.update_goals([0, 1], np.zeros((2, 3)), zeros)
 
 
 def test_loaded_state_gives_a_fresh_no_op_goal() -> None:

@@ -18,7 +18,7 @@ from typing import Any, Dict, Mapping, NamedTuple, Optional
 
 import numpy as np
 
-from robot_sm.control.arrays import as_rows, as_vector, BoolArray, FloatArray
+from robot_sm.control.arrays import as_rows, as_vector, BoolArray, FloatArray, IntArray
 from robot_sm.control.command_controller import (
     batch_of_one, check_goal, goal_from_vector, goal_to_vector)
 from robot_sm.control.command_scaling import LimitsSpec, make_scaling
@@ -151,6 +151,22 @@ class ControllerGroup:
             raise LookupError(f'member {index} is unregistered')
         return index
 
+    def _registered_many(self, members: Any) -> IntArray:
+        indices = np.asarray(members)
+        if indices.ndim != 1 or (indices.size and indices.dtype.kind not in 'iu'):
+            raise IndexError(f'members: must be a list of member indices, got {members!r}')
+        indices = indices.astype(np.intp, copy=False)
+        outside = (indices < 0) | (indices >= self._size)
+        if outside.any():
+            raise IndexError(f'no members {indices[outside].tolist()} '
+                             f'(slots 0..{self._size - 1})')
+        if self._tombstone[indices].any():
+            raise LookupError(f'members {indices[self._tombstone[indices]].tolist()} are '
+                              'unregistered')
+        if indices.size and np.bincount(indices).max() > 1:
+            raise ValueError(f'members: repeated indices {indices.tolist()}')
+        return indices
+
     def _clear(self, index: int) -> None:
         self._goal_set[index] = False
         self._has_control[index] = False
@@ -180,22 +196,21 @@ class ControllerGroup:
         :raises ValueError: for repeated members, commands of the wrong shape or not finite, or
             non-finite goals; IndexError / LookupError for bad or unregistered members.
         """
-        indices = [self._registered(index) for index in members]
-        if len(set(indices)) != len(indices):
-            raise ValueError(f'members: repeated indices {indices}')
+        indices = self._registered_many(members)
+        count = indices.shape[0]
         commands = as_rows(commands, 'commands', self.law.command_dim)
-        if commands.shape[0] != len(indices):
-            raise ValueError(f'commands: {commands.shape[0]} rows for {len(indices)} members')
+        if commands.shape[0] != count:
+            raise ValueError(f'commands: {commands.shape[0]} rows for {count} members')
         for key, values in states.items():
-            if np.shape(values)[:1] != (len(indices),):
-                raise ValueError(f'state {key!r}: must have {len(indices)} rows (one per '
-                                 f'member), got shape {np.shape(values)}')
+            if np.shape(values)[:1] != (count,):
+                raise ValueError(f'state {key!r}: must have {count} rows (one per member), '
+                                 f'got shape {np.shape(values)}')
         goals = self.law.goals_from_commands(self.scaling.preprocess(commands), states)
-        bad = ~np.all([np.isfinite(v.reshape(len(indices), -1)).all(axis=1)
+        bad = ~np.all([np.isfinite(v.reshape(count, -1)).all(axis=1)
                        for v in goals.values()], axis=0)
         if bad.any():
-            raise ValueError(f'goals of members {np.asarray(indices)[bad].tolist()} are not '
-                             'finite; check their state')
+            raise ValueError(f'goals of members {indices[bad].tolist()} are not finite; '
+                             'check their state')
         for key, values in goals.items():
             self._goals[key][indices] = values
         self._goal_set[indices] = True
