@@ -27,6 +27,7 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
+            'base_controller = robot_sm.nodes.base_controller:main',
             'robot-sm = robot_sm.cli:entry_point',
             'robot_sim = robot_sm.nodes.robot_sim:main',
         ],

@@ -1,0 +1,107 @@
+"""
+The ``base_controller`` node: ``cmd_vel`` (base twist) in, ``wheel_command`` (wheel speeds) out.
+
+It runs :class:`robot_sm.control.WheelCommander`: differential-drive kinematics, an optional
+wheel speed limit that keeps the path's curvature, and an optional low-pass filter. It publishes
+at ``update_frequency`` and at once when a command arrives; a command older than
+``command_timeout`` gives zero wheel speeds at the next tick; NaN/Inf commands are dropped.
+"""
+
+import sys
+from typing import Any, List, Optional
+
+from geometry_msgs.msg import Twist
+from rclpy.node import Node
+from robot_sm import qos
+from robot_sm.control import WheelCommander
+from robot_sm.nodes.runner import run_node, seconds_clock
+from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from sensor_msgs.msg import JointState
+
+
+def _two_wheel_names(names: List[str]) -> Optional[str]:
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        return 'must be two distinct, non-empty joint names (left, right)'
+    return None
+
+
+PARAMETERS = [
+    Param('wheel_radius', 0.03, 'Wheel radius in metres.', minimum=0.0, exclusive_minimum=True),
+    Param('wheel_base', 0.1125, 'Distance between the left and right wheels in metres.',
+          minimum=0.0, exclusive_minimum=True),
+    Param('wheel_joint_names', ('left_wheel_joint', 'right_wheel_joint'),
+          'Names of the left and right wheel joints in wheel_command.', kind='str_list',
+          check=_two_wheel_names),
+    Param('max_wheel_speed', 0.0,
+          'Wheel speed limit in rad/s (0 = no limit). Both wheels are scaled by the same factor, '
+          'so the base slows down along the commanded arc.', minimum=0.0),
+    Param('filter_alpha', 1.0,
+          'Low-pass filter weight of a new command per update period, in (0, 1]; 1 = no filter.',
+          minimum=0.0, exclusive_minimum=True, maximum=1.0),
+    Param('command_timeout', 0.5,
+          'Seconds without a valid cmd_vel after which the wheels are commanded to zero.',
+          minimum=0.0, exclusive_minimum=True),
+    Param('update_frequency', 20.0, 'Rate (Hz) at which wheel_command is published.',
+          minimum=0.0, exclusive_minimum=True),
+]
+
+
+class BaseControllerNode(Node):
+    """Turn base velocity commands into wheel velocity commands for a differential drive."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__('base_controller', **kwargs)
+        try:
+            config = declare_parameters(self, PARAMETERS)
+            period = 1.0 / config['update_frequency']
+            self.commander = WheelCommander(
+                config['wheel_radius'], config['wheel_base'], config['wheel_joint_names'],
+                max_wheel_speed=config['max_wheel_speed'] or None,
+                filter_alpha=config['filter_alpha'], filter_period=period,
+                command_timeout=config['command_timeout'])
+        except ValueError as error:
+            self.destroy_node()
+            if isinstance(error, ConfigurationError):
+                raise
+            raise ConfigurationError(str(error)) from error
+        self._now = seconds_clock(self)
+        self._publisher = self.create_publisher(JointState, 'wheel_command', qos.COMMAND_OUT)
+        self.create_subscription(Twist, 'cmd_vel', self._on_cmd_vel, qos.COMMAND_IN)
+        self.create_timer(period, self._publish)
+        self.get_logger().info(
+            f"wheels {config['wheel_joint_names']}: radius {config['wheel_radius']} m, base "
+            f"{config['wheel_base']} m, limit {config['max_wheel_speed'] or 'none'}, filter "
+            f"alpha {config['filter_alpha']}, timeout {config['command_timeout']} s, "
+            f"{config['update_frequency']} Hz")
+
+    @property
+    def dropped_commands(self) -> int:
+        """Return the number of cmd_vel messages dropped for a NaN or infinite component."""
+        return self.commander.dropped_commands
+
+    def _on_cmd_vel(self, msg: Twist) -> None:
+        linear, angular = msg.linear, msg.angular
+        if not self.commander.command(linear.x, angular.z, self._now(), linear.y, linear.z,
+                                      angular.x, angular.y):
+            self.get_logger().warn(
+                f'dropped a cmd_vel with a non-finite component '
+                f'({self.commander.dropped_commands} so far)', throttle_duration_sec=1.0)
+            return
+        self._publish()
+
+    def _publish(self) -> None:
+        wheels = self.commander.update(self._now())
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(self.commander.wheel_joints)
+        msg.velocity = [float(w) for w in wheels]
+        self._publisher.publish(msg)
+
+
+def main(args: Optional[List[str]] = None) -> None:
+    """Run the base_controller node."""
+    sys.exit(run_node(BaseControllerNode, args))
+
+
+if __name__ == '__main__':
+    main()
