@@ -14,7 +14,7 @@ setup(
         ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
         (f'share/{PACKAGE}', ['package.xml', 'plugin.xml']),
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
-        (f'share/{PACKAGE}/config', glob('config/*.yaml')),
+        (f'share/{PACKAGE}/config', glob('config/*.yaml') + glob('config/*.rviz')),
         (f'share/{PACKAGE}/config/worlds', glob('config/worlds/*')),
     ],
     install_requires=['setuptools'],
