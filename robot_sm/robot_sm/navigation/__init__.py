@@ -6,7 +6,14 @@ Navigation plugin when Nav2 is not in use.
 """
 
 from robot_sm.navigation.costmap import Costmap
+from robot_sm.navigation.navigator import (
+    GridNavigator,
+    NavigationStatus,
+    NavigationStep,
+    NavigatorConfig,
+)
 from robot_sm.navigation.planner import NoPathError, plan_path
 from robot_sm.navigation.pure_pursuit import PurePursuit, VelocityCommand
 
-__all__ = ['Costmap', 'NoPathError', 'plan_path', 'PurePursuit', 'VelocityCommand']
+__all__ = ['Costmap', 'GridNavigator', 'NavigationStatus', 'NavigationStep', 'NavigatorConfig',
+           'NoPathError', 'plan_path', 'PurePursuit', 'VelocityCommand']
