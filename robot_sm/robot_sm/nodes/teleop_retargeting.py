@@ -118,13 +118,13 @@ PARAMETERS = [
     Param('gripper_scale', -1.0, 'gripper joint change from open to closed (closedness 1)'),
     Param('initial_arm_positions', (0.0, 0.0, 0.3, 0.5), 'arm joint positions the IK starts '
           'from (rad, arm_joints order); the first command holds them', kind='float_list'),
-    Param('ik_damping', 0.01, 'damping of the least-squares IK step (m)', minimum=0.0,
-          exclusive_minimum=True),
+    Param('ik_damping', 0.01, 'base damping of the least-squares IK step (m); the squared '
+          'position error is added to it', minimum=0.0, exclusive_minimum=True),
     Param('ik_max_iterations', 10, 'IK iterations per tick at most', minimum=1),
     Param('ik_tolerance', 1e-4, 'IK stops below this position error (m)', minimum=0.0,
           exclusive_minimum=True),
-    Param('ik_max_step', 0.05, 'largest position error corrected in one IK iteration (m)',
-          minimum=0.0, exclusive_minimum=True),
+    Param('ik_max_step', 0.2, 'largest joint change in one IK iteration (rad)', minimum=0.0,
+          exclusive_minimum=True),
     Param('base_teleop', False, 'drive the base from a thumbstick on teleoperation/cmd_vel'),
     Param('base_hand', 'left', 'controller whose thumbstick drives the base',
           choices=_HAND_CHOICES),

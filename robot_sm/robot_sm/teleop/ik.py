@@ -6,9 +6,15 @@ shoulder_lift, elbow_flex, wrist_flex) track only the position of an end-effecto
 joint takes the roll channel and the gripper joint ``gripper_offset + gripper_scale·closedness``,
 both clamped to their limits.
 
-Each solve runs a few damped-least-squares iterations on pinocchio's frame Jacobian
-(``Δq = Jᵀ (J Jᵀ + λ² I)⁻¹ e``), warm-started from the previous solution, clamping every joint to
-its URDF limits after each step. Teleop targets move a little per tick, so a handful of iterations
+Each solve runs a few damped-least-squares (Levenberg-Marquardt) iterations on pinocchio's frame
+Jacobian, warm-started from the previous solution::
+
+    Δq = Jᵀ (J Jᵀ + (|e|² + λ²) I)⁻¹ e
+
+The error-dependent damping (Sugihara, 2011) makes a near target converge like Gauss-Newton and a
+far or unreachable one move in small, monotone gradient-like steps instead of thrashing at the
+stretched-out singularity. Each step is limited to ``max_step`` radians per joint and every joint
+is clamped to its URDF limits. Teleop targets move a little per tick, so a handful of iterations
 converge; an out-of-reach target ends at the closest reachable point within the limits, never NaN.
 """
 
@@ -61,7 +67,7 @@ class PositionIk:
         damping: float = 0.01,
         max_iterations: int = 10,
         tolerance: float = 1e-4,
-        max_step: float = 0.05,
+        max_step: float = 0.2,
     ) -> None:
         self.model = model
         self.data = model.createData()
@@ -100,7 +106,7 @@ class PositionIk:
                         f"initial_arm_positions: {value:g} is outside the limits of '{name}' "
                         f'[{self._lower[index]:g}, {self._upper[index]:g}]')
                 self._q[index] = value
-        self._damping_matrix = (self.damping ** 2) * np.eye(3)
+        self._identity = np.eye(3)
         self.last_error = 0.0
 
     @classmethod
@@ -173,10 +179,12 @@ class PositionIk:
             squared = float(error @ error)
             if squared <= self.tolerance ** 2 or iteration == self.max_iterations:
                 break
-            if squared > self.max_step ** 2:
-                error *= self.max_step / math.sqrt(squared)
             linear = jacobian[:3, self._arm_v]
-            step = linear.T @ np.linalg.solve(linear @ linear.T + self._damping_matrix, error)
+            damping = (squared + self.damping ** 2) * self._identity
+            step = linear.T @ np.linalg.solve(linear @ linear.T + damping, error)
+            largest = float(np.max(np.abs(step)))
+            if largest > self.max_step:
+                step *= self.max_step / largest
             q[arm_q] = np.clip(q[arm_q] + step, lower, upper)
         self.last_error = math.sqrt(squared)
         return self.positions
