@@ -6,8 +6,6 @@ from typing import Optional, Sequence
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
-
 from robot_sm.teleop import quaternion
 from robot_sm.teleop.clutch import ClutchRetargeter, EE_POSE_ELEMENTS
 from robot_sm.teleop.controller import ControllerSample
@@ -15,6 +13,7 @@ from robot_sm.teleop.execution import ComputeContext, ExecutionEvents, Execution
 from robot_sm.teleop.gripper import closedness, GripperRetargeter
 from robot_sm.teleop.reorderer import TensorReorderer
 from robot_sm.teleop.roll import RollRetargeter, wrap_angle
+from scipy.spatial.transform import Rotation
 
 STOPPED, PAUSED, RUNNING = ExecutionState.STOPPED, ExecutionState.PAUSED, ExecutionState.RUNNING
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
@@ -271,7 +270,8 @@ def test_roll_holds_when_disengaged_and_resumes_without_a_jump() -> None:
 
 @pytest.mark.parametrize('bad', [
     None, grip(valid=False, orientation=rot('z', 1.0)), grip(orientation=np.zeros(4)),
-    grip(orientation=np.array([math.nan, 0, 0, 1.0])), grip(orientation=rot('z', 1.0), squeeze=0.2),
+    grip(orientation=np.array([math.nan, 0, 0, 1.0])),
+    grip(orientation=rot('z', 1.0), squeeze=0.2),
 ])
 def test_roll_validity_gates(bad: Optional[ControllerSample]) -> None:
     roll = RollRetargeter('r')

@@ -41,7 +41,7 @@ class Controllers:
                       for hand in ('left', 'right')}
         self.node.create_timer(0.01, self._publish)
 
-    def set(self, hand: str, **changes: Any) -> None:
+    def change(self, hand: str, **changes: Any) -> None:
         with self._lock:
             for key, (index, value) in changes.items():
                 getattr(self, key)[hand][index] = value
@@ -100,9 +100,9 @@ class Teleop:
     def press(self, button: int, expect: int) -> float:
         """Press and release a button of the left controller; return when ``expect`` arrived."""
         pressed = time.monotonic()
-        self.xr.set('left', buttons=(button, 1))
+        self.xr.change('left', buttons=(button, 1))
         arrival = self.wait_state(expect, after=pressed)
-        self.xr.set('left', buttons=(button, 0))
+        self.xr.change('left', buttons=(button, 0))
         self.wait_ticks(4)
         return arrival
 
@@ -137,11 +137,11 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
     home = teleop.tcp(first)
 
     # Squeeze: the clutch latches where the hand is; the arm does not move.
-    teleop.xr.set('right', axes=(SQUEEZE, 1.0))
+    teleop.xr.change('right', axes=(SQUEEZE, 1.0))
     engaged = teleop.settled_tcp()
     assert np.linalg.norm(engaged - home) < 1e-3
     # Move the hand 0.1 m along world x: the arm's TCP moves 0.1 * scale.
-    teleop.xr.set('right', position=(0, 0.2 + 0.1))
+    teleop.xr.change('right', position=(0, 0.2 + 0.1))
     expected = engaged + np.array([0.1 * scale, 0.0, 0.0])
     teleop.joints.wait_for(lambda m: np.linalg.norm(teleop.tcp(m) - expected) < 0.002, TIMEOUT)
     assert np.linalg.norm(teleop.settled_tcp() - expected) < 0.002
@@ -149,7 +149,7 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
     # Pause: no joint commands while the hand wanders (still squeezing); resume: no jump.
     paused_at = teleop.press(PRIMARY, ExecutionState.PAUSED)
     last_before = [m for t, m in teleop.joints.stamped if t < paused_at][-1]
-    teleop.xr.set('right', position=(0, -0.3))
+    teleop.xr.change('right', position=(0, -0.3))
     teleop.wait_ticks(10)
     assert teleop.joints.since(paused_at + 0.05) == []
     resumed_at = teleop.press(PRIMARY, ExecutionState.RUNNING)
@@ -157,7 +157,7 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
     assert np.allclose(first_after.position, last_before.position, atol=1e-4)
 
     # The left thumbstick drives the base while RUNNING.
-    teleop.xr.set('left', axes=(THUMB_Y, 1.0))
+    teleop.xr.change('left', axes=(THUMB_Y, 1.0))
     teleop.cmd_vel.wait_for(lambda m: abs(m.linear.x - 0.5) < 1e-6, TIMEOUT)
 
     # Controllers fall silent: STOPPED within input_timeout + one tick, one reset pulse, the base
@@ -179,18 +179,18 @@ def test_kill_held_stops_and_resets_every_tick(ros: RosHarness) -> None:
     teleop.run()
     teleop.joints.wait_for(timeout=TIMEOUT)
     kill_at = time.monotonic()
-    teleop.xr.set('left', buttons=(SECONDARY, 1))
+    teleop.xr.change('left', buttons=(SECONDARY, 1))
     stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=kill_at)
     # Toggling while kill is held does nothing; reset is true every tick.
-    teleop.xr.set('left', buttons=(PRIMARY, 1))
+    teleop.xr.change('left', buttons=(PRIMARY, 1))
     teleop.wait_ticks(8)
     assert teleop.state.last is not None and teleop.state.last.state == ExecutionState.STOPPED
     held: List[bool] = [m.data for m in teleop.reset.since(stopped_at + 0.02)]
     assert len(held) >= 6 and all(held)
     assert teleop.joints.since(stopped_at + 0.05) == []
     # Released: still STOPPED, no more resets.
-    teleop.xr.set('left', buttons=(SECONDARY, 0))
-    teleop.xr.set('left', buttons=(PRIMARY, 0))
+    teleop.xr.change('left', buttons=(SECONDARY, 0))
+    teleop.xr.change('left', buttons=(PRIMARY, 0))
     teleop.wait_ticks(4)
     released = time.monotonic()
     teleop.wait_ticks(4)
