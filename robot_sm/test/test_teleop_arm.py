@@ -78,7 +78,7 @@ def test_hand_motion_moves_the_arm_by_scale_times_the_motion() -> None:
     engaged = op.tick(3)
     assert np.allclose(op.ik.forward(engaged.joint_positions), start, atol=1e-4)
     op.right = hand((0.3, -0.2 + 0.1, 1.4 - 0.04), squeeze=1.0, trigger=1.0)
-    moved = op.tick(3)
+    moved = op.tick(40)   # the joint speed limit: settled within 0.7 s
     assert np.allclose(op.ik.forward(moved.joint_positions) - start, [0.0, 0.05, -0.02],
                        atol=0.002)
     assert moved.joint_positions[5] == pytest.approx(0.0)   # trigger: gripper closed
@@ -90,7 +90,7 @@ def test_pause_holds_and_resume_does_not_jump() -> None:
     op.right = hand((0.0, 0.0, 1.0), squeeze=1.0)
     op.tick(2)
     op.right = hand((0.05, 0.02, 1.0), squeeze=1.0)
-    before = op.tick(3).joint_positions
+    before = op.tick(40).joint_positions
     op.left = hand(primary=1.0)
     op.tick(3)
     assert op.last is not None and op.last.state is PAUSED
@@ -100,6 +100,26 @@ def test_pause_holds_and_resume_does_not_jump() -> None:
     op.toggle()
     resumed = op.tick().joint_positions
     assert np.allclose(resumed, before, atol=1e-4)
+
+
+def test_joint_speed_is_limited_so_a_reset_returns_home_smoothly() -> None:
+    op = Operator(max_joint_speed=2.0)
+    op.run()
+    op.right = hand((0.0, 0.0, 1.0), squeeze=1.0)
+    op.tick(2)
+    op.right = hand((-0.1, 0.15, 1.05), squeeze=1.0)   # 18 cm away from home
+    away = op.tick(60).joint_positions
+    start = op.ik.forward(away)
+    op.left = ControllerSample(grip_is_valid=True, thumbstick_click=1.0)   # reset
+    commands = [op.tick().joint_positions for _ in range(3)]
+    assert op.last is not None and op.last.state is RUNNING
+    op.left = hand()
+    commands += [op.tick().joint_positions for _ in range(90)]
+    steps = np.abs(np.diff(np.array([away, *commands]), axis=0))
+    assert steps.max() <= 2.0 * PERIOD + 1e-9             # never faster than the limit
+    home = op.ik.forward(np.array([0.0, 0.0, 0.3, 0.5, 0.0, 0.0]))
+    assert np.linalg.norm(start - home) > 0.1
+    assert np.linalg.norm(op.ik.forward(commands[-1]) - home) < 0.002   # and it gets there
 
 
 def test_losing_the_control_controller_stops_with_one_reset() -> None:
@@ -163,3 +183,5 @@ def test_bad_hands_are_rejected() -> None:
         Operator(arm_hand='middle')
     with pytest.raises(ValueError, match='control_hand'):
         Operator(control_hand='')
+    with pytest.raises(ValueError, match='max_joint_speed'):
+        Operator(max_joint_speed=-1.0)

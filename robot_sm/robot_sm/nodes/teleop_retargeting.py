@@ -6,8 +6,9 @@ Every ``1/rate_hz`` seconds the node samples both controllers, runs the teleop s
 wrist roll, gripper on the ``arm_hand`` controller), solves position-only IK for the arm and
 publishes:
 
-- ``joint_command`` (sensor_msgs/JointState) only while RUNNING; while PAUSED or STOPPED nothing
-  is sent, so the last command holds, and the clutch re-latches on re-engage (no jump);
+- ``joint_command`` (sensor_msgs/JointState) only while RUNNING, each joint moving at most
+  ``max_joint_speed``; while PAUSED or STOPPED nothing is sent, so the last command holds, and the
+  clutch re-latches on re-engage (no jump);
 - ``teleop/action`` (Float32MultiArray ``[pos_x, pos_y, pos_z, roll, gripper]``) and
   ``teleop/ee_target`` (PoseStamped, in ``base_frame``) every tick;
 - ``teleop/execution_state`` (robot_sm_msgs/ExecutionState, transient_local) when it changes;
@@ -118,6 +119,8 @@ PARAMETERS = [
     Param('gripper_scale', -1.0, 'gripper joint change from open to closed (closedness 1)'),
     Param('initial_arm_positions', (0.0, 0.0, 0.3, 0.5), 'arm joint positions the IK starts '
           'from (rad, arm_joints order); the first command holds them', kind='float_list'),
+    Param('max_joint_speed', 3.0, 'largest joint speed of the commands (rad/s): a reset or a '
+          'target coming back into reach is a motion, not a jump; 0: no limit', minimum=0.0),
     Param('ik_damping', 0.01, 'base damping of the least-squares IK step (m); the squared '
           'position error is added to it', minimum=0.0, exclusive_minimum=True),
     Param('ik_max_iterations', 10, 'IK iterations per tick at most', minimum=1),
@@ -227,6 +230,7 @@ class TeleopRetargeting(Node):
             twist_axis=config['twist_axis'], roll_offset=config['roll_offset'],
             roll_sign=config['roll_sign'], wrap_roll=config['wrap_roll'],
             gripper_deadzone=config['gripper_deadzone'],
+            max_joint_speed=config['max_joint_speed'],
             base_teleop=config['base_teleop'], base_hand=config['base_hand'],
             base_linear_scale=config['base_linear_scale'],
             base_angular_scale=config['base_angular_scale'],

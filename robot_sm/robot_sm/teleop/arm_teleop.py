@@ -10,7 +10,9 @@ period:
 - retargeting pipeline: clutch, roll and gripper retargeters on the ``arm_hand`` controller (with
   the optional measured end-effector and base poses) flattened by the reorderer into the action
   ``[pos_x, pos_y, pos_z, roll, gripper]``;
-- IK: while RUNNING, the action becomes joint positions; otherwise no joint target is produced and
+- IK: while RUNNING, the action becomes joint positions, each joint moving at most
+  ``max_joint_speed`` towards the IK solution (a reset's return to the home pose, or a target
+  coming back into reach, is a motion, never a jump); otherwise no joint target is produced and
   the last one holds;
 - optionally the ``base_hand`` thumbstick as a base velocity command.
 """
@@ -34,6 +36,9 @@ from robot_sm.teleop.roll import RollRetargeter
 from robot_sm.teleop.selector import create_bool_selector, SelectorFn
 from robot_sm.teleop.session import TeleopSession
 from robot_sm.teleop.state_manager import DefaultTeleopStateManager
+
+#: Longest time step (s) the joint speed limit grants one tick, however late it comes.
+MAX_TICK_STEP = 0.1
 
 #: Element names of the action vector, in order.
 ACTION_ELEMENTS: Tuple[str, ...] = ('pos_x', 'pos_y', 'pos_z', 'roll_value', 'gripper_value')
@@ -60,6 +65,8 @@ class TeleopSettings:
     roll_sign: float = 1.0
     wrap_roll: bool = False
     gripper_deadzone: float = 0.05
+    #: Largest joint speed of the commands (rad/s, or m/s for a prismatic joint); 0: no limit.
+    max_joint_speed: float = 3.0
     base_teleop: bool = False
     base_hand: str = 'left'
     base_linear_scale: float = 0.5
@@ -163,6 +170,11 @@ class ArmTeleop:
             build_retargeting_pipeline(self._controllers, self._ee_input, self._base_input,
                                        settings, home),
             build_control_pipeline(self._controllers, settings))
+        self._max_speed = checks.finite(settings.max_joint_speed, 'max_joint_speed')
+        if self._max_speed < 0.0:
+            raise ValueError(f'max_joint_speed must be >= 0, got {settings.max_joint_speed!r}')
+        self._command = ik.positions
+        self._last_time: Optional[float] = None
         self._base = None
         if settings.base_teleop:
             checks.choice(settings.base_hand, HANDS, 'base_hand')
@@ -197,9 +209,17 @@ class ArmTeleop:
         assert self.session.last_context is not None
         events = self.session.last_context.events
         action: np.ndarray = outputs['action']
+        elapsed = 0.0 if self._last_time is None else now - self._last_time
+        step_time = min(max(elapsed, 0.0), MAX_TICK_STEP)
+        self._last_time = now
         joints = None
         if events.state is ExecutionState.RUNNING:
-            joints = self.ik.solve(action[:3], float(action[3]), float(action[4]))
+            solution = self.ik.solve(action[:3], float(action[3]), float(action[4]))
+            if self._max_speed > 0.0:
+                reach = self._max_speed * step_time
+                solution = self._command + np.clip(solution - self._command, -reach, reach)
+            self._command = solution
+            joints = solution.copy()
         base = None
         if self._base is not None:
             base = self._base.update(events.state, left if self.settings.base_hand == 'left'
