@@ -176,8 +176,9 @@ class TeleopRetargeting(Node):
                             for name, (field, attribute) in JOY_FIELDS.items()]
         self._needed = {field: 1 + max(index for index, f, _ in self._joy_fields if f == field)
                         for field in ('buttons', 'axes')}
+        ik = self._ik(config)
         try:
-            self._teleop = ArmTeleop(self._settings(config), self._ik(config))
+            self._teleop = ArmTeleop(self._settings(config), ik)
         except ValueError as error:
             raise ConfigurationError(f'parameter {error}') from None
 
@@ -253,7 +254,10 @@ class TeleopRetargeting(Node):
         except ValueError as error:
             source = 'robot_description' if config['robot_description'] else 'urdf_path'
             raise ConfigurationError(f"parameter '{source}': {error}") from None
-        return PositionIk(model, **options)
+        try:
+            return PositionIk(model, **options)
+        except ValueError as error:
+            raise ConfigurationError(f'parameter {error}') from None
 
     def _receiver(self, latest: _Latest) -> Any:
         def receive(msg: Any) -> None:

@@ -20,6 +20,7 @@ converge; an out-of-reach target ends at the closest reachable point within the 
 
 import math
 from typing import Any, List, Optional, Sequence
+from xml.etree import ElementTree
 
 import numpy as np
 import pinocchio as pin
@@ -33,6 +34,12 @@ def model_from_urdf(urdf: str) -> 'pin.Model':
 
     :raises ValueError: if the text is not a URDF pinocchio can read.
     """
+    try:
+        root = ElementTree.fromstring(urdf)
+    except ElementTree.ParseError as error:
+        raise ValueError(f'not a usable URDF: {error}') from None
+    if root.tag != 'robot':
+        raise ValueError(f"not a usable URDF: the root element is <{root.tag}>, not <robot>")
     try:
         return pin.buildModelFromXML(urdf)
     except (RuntimeError, ValueError) as error:
