@@ -39,7 +39,7 @@ def model_from_urdf(urdf: str) -> 'pin.Model':
     except ElementTree.ParseError as error:
         raise ValueError(f'not a usable URDF: {error}') from None
     if root.tag != 'robot':
-        raise ValueError(f"not a usable URDF: the root element is <{root.tag}>, not <robot>")
+        raise ValueError(f'not a usable URDF: the root element is <{root.tag}>, not <robot>')
     try:
         return pin.buildModelFromXML(urdf)
     except (RuntimeError, ValueError) as error:
