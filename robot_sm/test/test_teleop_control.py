@@ -5,7 +5,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 import pytest
 
-from robot_sm.teleop.controller import ControllerSample
+from robot_sm.teleop.controller import ControllerInputIndex, ControllerSample
 from robot_sm.teleop.execution import ComputeContext, ExecutionState, one_hot
 from robot_sm.teleop.graph import controllers_source, OutputCombiner, Source
 from robot_sm.teleop.selector import BoolSelector, create_bool_selector
@@ -95,6 +95,14 @@ def test_selector_rejects_bad_configuration() -> None:
 def test_selector_rejects_a_selector_returning_another_type() -> None:
     with pytest.raises(TypeError, match='str'):
         run_selector(BoolSelector('s', lambda v: 'yes'), [1])
+
+
+def test_controller_fields_by_index() -> None:
+    sample = ControllerSample(secondary_click=1.0, squeeze_value=0.7, trigger_value=0.2)
+    assert sample[ControllerInputIndex.SECONDARY_CLICK] == 1.0
+    assert sample[ControllerInputIndex.SQUEEZE_VALUE] == 0.7
+    assert sample[ControllerInputIndex(13)] == 0.2
+    assert sample[ControllerInputIndex.GRIP_IS_VALID] is False
 
 
 def test_create_bool_selector_reads_a_controller_field() -> None:

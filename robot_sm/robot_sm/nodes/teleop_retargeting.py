@@ -61,8 +61,6 @@ JOY_FIELDS: Dict[str, Tuple[str, str]] = {
     'axis_squeeze': ('axes', 'squeeze_value'),
 }
 
-_HAND_CHOICES = tuple(HANDS)
-
 
 def _index(name: str, default: int, what: str) -> Param:
     return Param(name, default, f'index of {what} in the Joy message of a controller', minimum=0)
@@ -75,9 +73,9 @@ PARAMETERS = [
           minimum=0.0, exclusive_minimum=True),
     Param('control_hand', 'left', 'controller whose buttons run the state machine: '
           'secondary (B/Y) = kill, primary (A/X) = run toggle, thumbstick click = reset',
-          choices=_HAND_CHOICES),
+          choices=HANDS),
     Param('arm_hand', 'right', 'controller whose pose, squeeze and trigger drive the arm',
-          choices=_HAND_CHOICES),
+          choices=HANDS),
     _index('button_primary', 0, 'the primary button (A/X)'),
     _index('button_secondary', 1, 'the secondary button (B/Y)'),
     _index('button_thumbstick', 2, 'the thumbstick click'),
@@ -130,7 +128,7 @@ PARAMETERS = [
           exclusive_minimum=True),
     Param('base_teleop', False, 'drive the base from a thumbstick on teleoperation/cmd_vel'),
     Param('base_hand', 'left', 'controller whose thumbstick drives the base',
-          choices=_HAND_CHOICES),
+          choices=HANDS),
     Param('base_linear_scale', 0.5, 'forward speed (m/s) at full thumbstick y'),
     Param('base_angular_scale', -1.0, 'yaw rate (rad/s) at full thumbstick x (negative: '
           'pushing right turns clockwise)'),
@@ -187,7 +185,6 @@ class TeleopRetargeting(Node):
         self._joys = {hand: _Latest() for hand in HANDS}
         self._robot_ee_pose: Optional[np.ndarray] = None
         self._robot_base_pose: Optional[np.ndarray] = None
-        self._short_joy_warned: Dict[str, bool] = dict.fromkeys(HANDS, False)
         for hand in HANDS:
             self.create_subscription(PoseStamped, f'xr/{hand}/pose',
                                      self._receiver(self._poses[hand]), qos.SENSOR)
@@ -279,12 +276,11 @@ class TeleopRetargeting(Node):
         msg: Joy = joy.message
         lengths = {'buttons': len(msg.buttons), 'axes': len(msg.axes)}
         if any(lengths[field] < needed for field, needed in self._needed.items()):
-            if not self._short_joy_warned[hand]:
-                self._short_joy_warned[hand] = True
-                self.get_logger().warning(
-                    f'xr/{hand}/joy has {lengths["buttons"]} buttons and {lengths["axes"]} axes; '
-                    f'the configured indices need {self._needed["buttons"]} and '
-                    f'{self._needed["axes"]}: treating the controller as absent')
+            self.get_logger().warning(
+                f'xr/{hand}/joy has {lengths["buttons"]} buttons and {lengths["axes"]} axes; '
+                f'the configured indices need {self._needed["buttons"]} and '
+                f'{self._needed["axes"]}: treating the controller as absent',
+                throttle_duration_sec=5.0)
             return None
         values = {attribute: float(getattr(msg, field)[index])
                   for index, field, attribute in self._joy_fields}
