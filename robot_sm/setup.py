@@ -14,7 +14,8 @@ setup(
         ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
         (f'share/{PACKAGE}', ['package.xml', 'plugin.xml']),
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
-        (f'share/{PACKAGE}/config', glob('config/*.yaml') + glob('config/*.rviz')),
+        (f'share/{PACKAGE}/config',
+         glob('config/*.yaml') + glob('config/*.rviz') + glob('config/*.urdf')),
         (f'share/{PACKAGE}/config/worlds', glob('config/worlds/*')),
     ],
     install_requires=['setuptools'],
@@ -30,6 +31,7 @@ setup(
             'base_controller = robot_sm.nodes.base_controller:main',
             'robot-sm = robot_sm.cli:entry_point',
             'robot_sim = robot_sm.nodes.robot_sim:main',
+            'teleop_retargeting = robot_sm.nodes.teleop_retargeting:main',
         ],
         'robot_sm.states': [
         ],

@@ -1,0 +1,351 @@
+"""
+teleop_retargeting: XR controllers (or a gamepad) drive an SO-101-class arm, optionally the base.
+
+Every ``1/rate_hz`` seconds the node samples both controllers, runs the teleop state machine
+(kill / run toggle / reset buttons on the ``control_hand`` controller) and the retargeters (clutch,
+wrist roll, gripper on the ``arm_hand`` controller), solves position-only IK for the arm and
+publishes:
+
+- ``joint_command`` (sensor_msgs/JointState) only while RUNNING, each joint moving at most
+  ``max_joint_speed``; while PAUSED or STOPPED nothing is sent, so the last command holds, and the
+  clutch re-latches on re-engage (no jump);
+- ``teleop/action`` (Float32MultiArray ``[pos_x, pos_y, pos_z, roll, gripper]``) and
+  ``teleop/ee_target`` (PoseStamped, in ``base_frame``) every tick;
+- ``teleop/execution_state`` (robot_sm_msgs/ExecutionState, transient_local) when it changes;
+- ``teleop/reset`` (Bool) every tick, true in the tick of a reset;
+- ``teleoperation/cmd_vel`` (Twist) from the ``base_hand`` thumbstick while RUNNING when
+  ``base_teleop`` is true, and one zero command on leaving RUNNING.
+
+A controller is present while its ``xr/<hand>/joy`` messages keep arriving (within
+``input_timeout``); its pose counts as tracked while ``xr/<hand>/pose`` messages do. A controller
+that falls silent stops teleop at once (fail-safe to STOPPED, one reset pulse).
+"""
+
+import math
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+from geometry_msgs.msg import PoseStamped, Twist
+import numpy as np
+from rclpy.node import Node
+from robot_sm import qos
+from robot_sm.nodes.runner import run_node, seconds_clock
+from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.teleop import quaternion
+from robot_sm.teleop.arm_teleop import ACTION_ELEMENTS, ArmTeleop, TeleopSettings
+from robot_sm.teleop.controller import ControllerSample, HANDS
+from robot_sm.teleop.execution import ExecutionState
+from robot_sm.teleop.ik import model_from_urdf, model_from_urdf_file, PositionIk
+from robot_sm.teleop.roll import TWIST_AXES
+from robot_sm_msgs.msg import ExecutionState as ExecutionStateMsg
+from sensor_msgs.msg import JointState, Joy
+from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension
+
+BUNDLED_URDF = 'so101_arm.urdf'
+
+_STATE_CODES = {
+    ExecutionState.STOPPED: ExecutionStateMsg.STOPPED,
+    ExecutionState.PAUSED: ExecutionStateMsg.PAUSED,
+    ExecutionState.RUNNING: ExecutionStateMsg.RUNNING,
+}
+
+#: Joy message fields read from each controller: parameter → (Joy field, ControllerSample field).
+JOY_FIELDS: Dict[str, Tuple[str, str]] = {
+    'button_primary': ('buttons', 'primary_click'),
+    'button_secondary': ('buttons', 'secondary_click'),
+    'button_thumbstick': ('buttons', 'thumbstick_click'),
+    'axis_thumbstick_x': ('axes', 'thumbstick_x'),
+    'axis_thumbstick_y': ('axes', 'thumbstick_y'),
+    'axis_trigger': ('axes', 'trigger_value'),
+    'axis_squeeze': ('axes', 'squeeze_value'),
+}
+
+
+def _index(name: str, default: int, what: str) -> Param:
+    return Param(name, default, f'index of {what} in the Joy message of a controller', minimum=0)
+
+
+PARAMETERS = [
+    Param('rate_hz', 60.0, 'tick rate of the retargeting loop (Hz)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('input_timeout', 0.1, 'a controller without a message for this long (s) is absent',
+          minimum=0.0, exclusive_minimum=True),
+    Param('control_hand', 'left', 'controller whose buttons run the state machine: '
+          'secondary (B/Y) = kill, primary (A/X) = run toggle, thumbstick click = reset',
+          choices=HANDS),
+    Param('arm_hand', 'right', 'controller whose pose, squeeze and trigger drive the arm',
+          choices=HANDS),
+    _index('button_primary', 0, 'the primary button (A/X)'),
+    _index('button_secondary', 1, 'the secondary button (B/Y)'),
+    _index('button_thumbstick', 2, 'the thumbstick click'),
+    _index('axis_thumbstick_x', 0, 'the thumbstick x axis (right positive)'),
+    _index('axis_thumbstick_y', 1, 'the thumbstick y axis (up positive)'),
+    _index('axis_trigger', 2, 'the trigger axis (0 released .. 1 pressed)'),
+    _index('axis_squeeze', 3, 'the squeeze (grip) axis (0 released .. 1 pressed)'),
+    Param('button_threshold', 0.5, 'a button value at or above this presses it', minimum=0.0),
+    Param('button_release_threshold', 0.5, 'a pressed button stays pressed while at or above '
+          'this (<= button_threshold)', minimum=0.0),
+    Param('activate_frames', 2, 'ticks a press must last to register', minimum=1),
+    Param('deactivate_frames', 2, 'ticks a release must last to register', minimum=1),
+    Param('reset_on_input_loss', True, 'emit one reset pulse when the control inputs drop out'),
+    Param('position_scale', 1.0, 'end-effector metres per metre of hand motion', minimum=0.0,
+          exclusive_minimum=True),
+    Param('squeeze_threshold', 0.5, 'squeeze above this engages the clutch', minimum=0.0,
+          check=lambda v: None if v < 1.0 else 'must be < 1'),
+    Param('require_squeeze', True, 'engage only while squeezing; false: whenever RUNNING'),
+    Param('home_position', (), 'clutch fallback home [x, y, z] in base_frame (m); empty: the '
+          'end effector at initial_arm_positions', kind='float_list',
+          check=lambda v: None if len(v) in (0, 3) else 'must be empty or hold 3 numbers'),
+    Param('twist_axis', 'world_z', 'axis of the wrist-roll twist: world_z (fixed vertical) or '
+          "body_z (the controller's own Z)", choices=TWIST_AXES),
+    Param('roll_offset', 0.0, 'roll channel (rad) before the first engagement and after reset'),
+    Param('roll_sign', 1.0, 'direction of the roll channel: 1 or -1',
+          check=lambda v: None if v in (1.0, -1.0) else 'must be 1 or -1'),
+    Param('wrap_roll', False, 'wrap the roll channel to (-pi, pi]'),
+    Param('gripper_deadzone', 0.05, 'released-end trigger deadzone', minimum=0.0,
+          check=lambda v: None if v < 1.0 else 'must be < 1'),
+    Param('robot_description', '', 'URDF of the arm; empty: read urdf_path'),
+    Param('urdf_path', '', f'URDF file of the arm; empty: the bundled config/{BUNDLED_URDF}'),
+    Param('base_frame', 'base_link', 'frame of teleop/ee_target (the URDF root link)'),
+    Param('ee_frame', 'gripper_tcp', 'URDF frame whose position the IK controls'),
+    Param('arm_joints', ('shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex'),
+          'joints that track the target position', kind='str_list'),
+    Param('roll_joint', 'wrist_roll', 'joint driven by the roll channel'),
+    Param('gripper_joint', 'gripper', 'joint driven by the gripper channel'),
+    Param('gripper_offset', 1.0, 'gripper joint position when open (closedness 0)'),
+    Param('gripper_scale', -1.0, 'gripper joint change from open to closed (closedness 1)'),
+    Param('initial_arm_positions', (0.0, 0.0, 0.3, 0.5), 'arm joint positions the IK starts '
+          'from (rad, arm_joints order); the first command holds them', kind='float_list'),
+    Param('max_joint_speed', 3.0, 'largest joint speed of the commands (rad/s): a reset or a '
+          'target coming back into reach is a motion, not a jump; 0: no limit', minimum=0.0),
+    Param('ik_damping', 0.01, 'base damping of the least-squares IK step (m); the squared '
+          'position error is added to it', minimum=0.0, exclusive_minimum=True),
+    Param('ik_max_iterations', 10, 'IK iterations per tick at most', minimum=1),
+    Param('ik_tolerance', 1e-4, 'IK stops below this position error (m)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('ik_max_step', 0.2, 'largest joint change in one IK iteration (rad)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('base_teleop', False, 'drive the base from a thumbstick on teleoperation/cmd_vel'),
+    Param('base_hand', 'left', 'controller whose thumbstick drives the base',
+          choices=HANDS),
+    Param('base_linear_scale', 0.5, 'forward speed (m/s) at full thumbstick y'),
+    Param('base_angular_scale', -1.0, 'yaw rate (rad/s) at full thumbstick x (negative: '
+          'pushing right turns clockwise)'),
+    Param('base_deadzone', 0.1, 'thumbstick deadzone for the base', minimum=0.0,
+          check=lambda v: None if v < 1.0 else 'must be < 1'),
+]
+
+
+def _pose_matrix(msg: PoseStamped) -> np.ndarray:
+    """Return the 4x4 transform of a pose; all-NaN if it is not a usable pose."""
+    p, o = msg.pose.position, msg.pose.orientation
+    position = np.array([p.x, p.y, p.z])
+    orientation = np.array([o.x, o.y, o.z, o.w])
+    if not np.all(np.isfinite(position)) or not quaternion.is_usable(orientation):
+        return np.full((4, 4), math.nan)
+    return quaternion.transform(position, quaternion.normalize(orientation))
+
+
+class _Latest:
+    """The newest message on one topic and when it arrived (node clock, seconds)."""
+
+    def __init__(self) -> None:
+        self.message: Any = None
+        self.time = -math.inf
+
+    def fresh(self, now: float, timeout: float) -> bool:
+        return self.message is not None and now - self.time <= timeout
+
+
+class TeleopRetargeting(Node):
+    """XR controller teleop of an SO-101-class arm: state machine, retargeters and IK."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__('teleop_retargeting', **kwargs)
+        config = declare_parameters(self, PARAMETERS)
+        if config['button_release_threshold'] > config['button_threshold']:
+            raise ConfigurationError(
+                "parameter 'button_release_threshold' must be <= button_threshold "
+                f"(got {config['button_release_threshold']!r})")
+        self._timeout = config['input_timeout']
+        self._base_frame = config['base_frame']
+        self._joy_fields = [(config[name], field, attribute)
+                            for name, (field, attribute) in JOY_FIELDS.items()]
+        self._needed = {field: 1 + max(index for index, f, _ in self._joy_fields if f == field)
+                        for field in ('buttons', 'axes')}
+        ik = self._ik(config)
+        try:
+            self._teleop = ArmTeleop(self._settings(config), ik)
+        except ValueError as error:
+            raise ConfigurationError(f'parameter {error}') from None
+
+        self._now = seconds_clock(self)
+        self._poses = {hand: _Latest() for hand in HANDS}
+        self._joys = {hand: _Latest() for hand in HANDS}
+        self._robot_ee_pose: Optional[np.ndarray] = None
+        self._robot_base_pose: Optional[np.ndarray] = None
+        for hand in HANDS:
+            self.create_subscription(PoseStamped, f'xr/{hand}/pose',
+                                     self._receiver(self._poses[hand]), qos.SENSOR)
+            self.create_subscription(Joy, f'xr/{hand}/joy',
+                                     self._receiver(self._joys[hand]), qos.SENSOR)
+        self.create_subscription(PoseStamped, 'robot_ee_pose', self._on_ee_pose, qos.SENSOR)
+        self.create_subscription(PoseStamped, 'robot_base_pose', self._on_base_pose, qos.SENSOR)
+
+        self._joint_pub = self.create_publisher(JointState, 'joint_command', qos.COMMAND_OUT)
+        self._action_pub = self.create_publisher(Float32MultiArray, 'teleop/action',
+                                                 qos.COMMAND_OUT)
+        self._target_pub = self.create_publisher(PoseStamped, 'teleop/ee_target',
+                                                 qos.COMMAND_OUT)
+        self._state_pub = self.create_publisher(ExecutionStateMsg, 'teleop/execution_state',
+                                                qos.STATE)
+        self._reset_pub = self.create_publisher(Bool, 'teleop/reset', qos.EVENTS)
+        self._cmd_vel_pub = (self.create_publisher(Twist, 'teleoperation/cmd_vel',
+                                                   qos.COMMAND_OUT)
+                             if config['base_teleop'] else None)
+        self._published_state: Optional[Tuple[int, bool]] = None
+        self.create_timer(1.0 / config['rate_hz'], self._tick)
+        self.get_logger().info(
+            f"driving {', '.join(self._teleop.joint_names)} from the {config['arm_hand']} "
+            f"controller at {config['rate_hz']:g} Hz (control: {config['control_hand']}, "
+            f"scale {config['position_scale']:g}, base teleop "
+            f"{'on' if config['base_teleop'] else 'off'})")
+
+    @staticmethod
+    def _settings(config: Dict[str, Any]) -> TeleopSettings:
+        return TeleopSettings(
+            control_hand=config['control_hand'], arm_hand=config['arm_hand'],
+            button_threshold=config['button_threshold'],
+            button_release_threshold=config['button_release_threshold'],
+            activate_frames=config['activate_frames'],
+            deactivate_frames=config['deactivate_frames'],
+            reset_on_input_loss=config['reset_on_input_loss'],
+            position_scale=config['position_scale'],
+            squeeze_threshold=config['squeeze_threshold'],
+            require_squeeze=config['require_squeeze'],
+            home_position=config['home_position'] or None,
+            twist_axis=config['twist_axis'], roll_offset=config['roll_offset'],
+            roll_sign=config['roll_sign'], wrap_roll=config['wrap_roll'],
+            gripper_deadzone=config['gripper_deadzone'],
+            max_joint_speed=config['max_joint_speed'],
+            base_teleop=config['base_teleop'], base_hand=config['base_hand'],
+            base_linear_scale=config['base_linear_scale'],
+            base_angular_scale=config['base_angular_scale'],
+            base_deadzone=config['base_deadzone'])
+
+    @staticmethod
+    def _ik(config: Dict[str, Any]) -> PositionIk:
+        options: Dict[str, Any] = {
+            'ee_frame': config['ee_frame'], 'arm_joints': config['arm_joints'],
+            'roll_joint': config['roll_joint'], 'gripper_joint': config['gripper_joint'],
+            'gripper_offset': config['gripper_offset'], 'gripper_scale': config['gripper_scale'],
+            'initial_arm_positions': config['initial_arm_positions'],
+            'damping': config['ik_damping'], 'max_iterations': config['ik_max_iterations'],
+            'tolerance': config['ik_tolerance'], 'max_step': config['ik_max_step']}
+        try:
+            if config['robot_description']:
+                model = model_from_urdf(config['robot_description'])
+            else:
+                model = model_from_urdf_file(config['urdf_path'] or _bundled_urdf())
+        except ValueError as error:
+            source = 'robot_description' if config['robot_description'] else 'urdf_path'
+            raise ConfigurationError(f"parameter '{source}': {error}") from None
+        try:
+            return PositionIk(model, **options)
+        except ValueError as error:
+            raise ConfigurationError(f'parameter {error}') from None
+
+    def _receiver(self, latest: _Latest) -> Any:
+        def receive(msg: Any) -> None:
+            latest.message = msg
+            latest.time = self._now()
+        return receive
+
+    def _on_ee_pose(self, msg: PoseStamped) -> None:
+        self._robot_ee_pose = _pose_matrix(msg)
+
+    def _on_base_pose(self, msg: PoseStamped) -> None:
+        self._robot_base_pose = _pose_matrix(msg)
+
+    def _sample(self, hand: str, now: float) -> Optional[ControllerSample]:
+        """Return the controller sample of ``hand``, or None when it is absent."""
+        joy = self._joys[hand]
+        if not joy.fresh(now, self._timeout):
+            return None
+        msg: Joy = joy.message
+        lengths = {'buttons': len(msg.buttons), 'axes': len(msg.axes)}
+        if any(lengths[field] < needed for field, needed in self._needed.items()):
+            self.get_logger().warning(
+                f'xr/{hand}/joy has {lengths["buttons"]} buttons and {lengths["axes"]} axes; '
+                f'the configured indices need {self._needed["buttons"]} and '
+                f'{self._needed["axes"]}: treating the controller as absent',
+                throttle_duration_sec=5.0)
+            return None
+        values = {attribute: float(getattr(msg, field)[index])
+                  for index, field, attribute in self._joy_fields}
+        pose = self._poses[hand]
+        tracked = pose.fresh(now, self._timeout)
+        position, orientation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
+        if tracked:
+            p, o = pose.message.pose.position, pose.message.pose.orientation
+            position, orientation = np.array([p.x, p.y, p.z]), np.array([o.x, o.y, o.z, o.w])
+        return ControllerSample(
+            grip_position=position, grip_orientation=orientation, grip_is_valid=tracked,
+            aim_position=position, aim_orientation=orientation, aim_is_valid=tracked, **values)
+
+    def _tick(self) -> None:
+        now = self._now()
+        out = self._teleop.tick(now, self._sample('left', now), self._sample('right', now),
+                                self._robot_ee_pose, self._robot_base_pose)
+        stamp = self.get_clock().now().to_msg()
+
+        state = (_STATE_CODES[out.state], out.reset)
+        if state != self._published_state:
+            self._state_pub.publish(ExecutionStateMsg(state=state[0], reset=state[1]))
+            self._published_state = state
+        self._reset_pub.publish(Bool(data=out.reset))
+
+        action = Float32MultiArray(data=[float(v) for v in out.action])
+        action.layout.dim = [MultiArrayDimension(label=','.join(ACTION_ELEMENTS),
+                                                 size=len(ACTION_ELEMENTS), stride=1)]
+        self._action_pub.publish(action)
+
+        target = PoseStamped()
+        target.header.stamp = stamp
+        target.header.frame_id = self._base_frame
+        x, y, z, qx, qy, qz, qw = (float(v) for v in out.ee_pose)
+        target.pose.position.x, target.pose.position.y, target.pose.position.z = x, y, z
+        orientation = target.pose.orientation
+        orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
+        self._target_pub.publish(target)
+
+        if out.joint_positions is not None:
+            command = JointState(name=list(self._teleop.joint_names),
+                                 position=[float(v) for v in out.joint_positions])
+            command.header.stamp = stamp
+            self._joint_pub.publish(command)
+
+        if self._cmd_vel_pub is not None and out.base_velocity is not None:
+            twist = Twist()
+            twist.linear.x, twist.angular.z = out.base_velocity
+            self._cmd_vel_pub.publish(twist)
+
+
+def _bundled_urdf() -> str:
+    try:
+        share = get_package_share_directory('robot_sm')
+    except PackageNotFoundError:
+        raise ConfigurationError(
+            "parameter 'urdf_path': empty, and the robot_sm package share (with the bundled "
+            f'{BUNDLED_URDF}) is not installed') from None
+    return f'{share}/config/{BUNDLED_URDF}'
+
+
+def main(args: Optional[List[str]] = None) -> None:
+    """Run the teleop_retargeting node."""
+    sys.exit(run_node(TeleopRetargeting, args))
+
+
+if __name__ == '__main__':
+    main()

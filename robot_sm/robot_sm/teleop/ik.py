@@ -1,0 +1,197 @@
+"""
+Position-only inverse kinematics of a URDF arm with pinocchio.
+
+A 5-DOF arm cannot track a full 6-DOF pose, so the arm joints (for an SO-101: shoulder_pan,
+shoulder_lift, elbow_flex, wrist_flex) track only the position of an end-effector frame; the roll
+joint takes the roll channel and the gripper joint ``gripper_offset + gripper_scale·closedness``,
+both clamped to their limits.
+
+Each solve runs a few damped-least-squares (Levenberg-Marquardt) iterations on pinocchio's frame
+Jacobian, warm-started from the previous solution::
+
+    Δq = Jᵀ (J Jᵀ + (|e|² + λ²) I)⁻¹ e
+
+The error-dependent damping (Sugihara, 2011) makes a near target converge like Gauss-Newton and a
+far or unreachable one move in small, monotone gradient-like steps instead of thrashing at the
+stretched-out singularity. Each step is limited to ``max_step`` radians per joint and every joint
+is clamped to its URDF limits. Teleop targets move a little per tick, so a handful of iterations
+converge; an out-of-reach target ends at the closest reachable point within the limits, never NaN.
+"""
+
+import math
+from typing import Any, List, Optional, Sequence
+from xml.etree import ElementTree
+
+import numpy as np
+import pinocchio as pin
+
+from robot_sm.teleop import checks
+
+
+def model_from_urdf(urdf: str) -> 'pin.Model':
+    """
+    Return the kinematic model of URDF text (a ``robot_description``).
+
+    :raises ValueError: if the text is not a URDF pinocchio can read.
+    """
+    try:
+        root = ElementTree.fromstring(urdf)
+    except ElementTree.ParseError as error:
+        raise ValueError(f'not a usable URDF: {error}') from None
+    if root.tag != 'robot':
+        raise ValueError(f'not a usable URDF: the root element is <{root.tag}>, not <robot>')
+    try:
+        return pin.buildModelFromXML(urdf)
+    except (RuntimeError, ValueError) as error:
+        problem = str(error).strip().splitlines()[0] if str(error).strip() else 'unreadable'
+        raise ValueError(f'not a usable URDF: {problem}') from None
+
+
+def model_from_urdf_file(path: str) -> 'pin.Model':
+    """Return the kinematic model of a URDF file; :raises ValueError: if unreadable or unusable."""
+    try:
+        with open(path, encoding='utf-8') as stream:
+            text = stream.read()
+    except OSError as error:
+        raise ValueError(f'cannot read URDF file {path!r}: {error.strerror}') from None
+    return model_from_urdf(text)
+
+
+class PositionIk:
+    """Damped-least-squares position IK for the arm joints, plus roll and gripper channels."""
+
+    def __init__(
+        self,
+        model: 'pin.Model',
+        *,
+        ee_frame: str = 'gripper_tcp',
+        arm_joints: Sequence[str] = ('shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex'),
+        roll_joint: str = 'wrist_roll',
+        gripper_joint: str = 'gripper',
+        gripper_offset: float = 1.0,
+        gripper_scale: float = -1.0,
+        initial_arm_positions: Optional[Sequence[float]] = None,
+        damping: float = 0.01,
+        max_iterations: int = 10,
+        tolerance: float = 1e-4,
+        max_step: float = 0.2,
+    ) -> None:
+        self.model = model
+        self.data = model.createData()
+        if not model.existFrame(ee_frame):
+            raise ValueError(f"ee_frame '{ee_frame}' is not a frame of the robot model")
+        self._frame = model.getFrameId(ee_frame)
+        if not arm_joints:
+            raise ValueError('arm_joints must name at least one joint')
+        names = [*arm_joints, roll_joint, gripper_joint]
+        if len(set(names)) != len(names):
+            raise ValueError(f'arm_joints, roll_joint and gripper_joint must differ: {names}')
+        self._arm_q = np.array([self._index(name, 'arm_joints') for name in arm_joints])
+        self._arm_v = np.array([model.joints[model.getJointId(name)].idx_v for name in arm_joints])
+        self._roll_q = self._index(roll_joint, 'roll_joint')
+        self._gripper_q = self._index(gripper_joint, 'gripper_joint')
+        self.joint_names: List[str] = names
+        self._command_q = np.array([*self._arm_q, self._roll_q, self._gripper_q])
+        self.gripper_offset = checks.finite(gripper_offset, 'gripper_offset')
+        self.gripper_scale = checks.finite(gripper_scale, 'gripper_scale')
+        self.damping = checks.positive(damping, 'ik_damping')
+        if isinstance(max_iterations, bool) or int(max_iterations) != max_iterations \
+                or max_iterations < 1:
+            raise ValueError(f'ik_max_iterations must be an integer >= 1, got {max_iterations!r}')
+        self.max_iterations = int(max_iterations)
+        self.tolerance = checks.positive(tolerance, 'ik_tolerance')
+        self.max_step = checks.positive(max_step, 'ik_max_step')
+        self._lower = np.array(model.lowerPositionLimit, dtype=float)
+        self._upper = np.array(model.upperPositionLimit, dtype=float)
+        self._q = self._clamp(np.array(pin.neutral(model), dtype=float))
+        if initial_arm_positions is not None:
+            initial = checks.vector(initial_arm_positions, len(arm_joints),
+                                    'initial_arm_positions')
+            for index, value, name in zip(self._arm_q, initial, arm_joints):
+                if not self._lower[index] <= value <= self._upper[index]:
+                    raise ValueError(
+                        f"initial_arm_positions: {value:g} is outside the limits of '{name}' "
+                        f'[{self._lower[index]:g}, {self._upper[index]:g}]')
+                self._q[index] = value
+        self._identity = np.eye(3)
+        self.last_error = 0.0
+
+    @classmethod
+    def from_urdf(cls, urdf: str, **kwargs: Any) -> 'PositionIk':
+        """Build from URDF text; :raises ValueError: if unusable or a name is unknown."""
+        return cls(model_from_urdf(urdf), **kwargs)
+
+    @classmethod
+    def from_urdf_file(cls, path: str, **kwargs: Any) -> 'PositionIk':
+        """Build from a URDF file; :raises ValueError: if unusable or a name is unknown."""
+        return cls(model_from_urdf_file(path), **kwargs)
+
+    def _index(self, name: str, field: str) -> int:
+        if not self.model.existJointName(name):
+            raise ValueError(f"{field}: '{name}' is not a joint of the robot model")
+        joint = self.model.joints[self.model.getJointId(name)]
+        if joint.nq != 1 or joint.nv != 1:
+            raise ValueError(f"{field}: '{name}' must be a revolute or prismatic joint with "
+                             'limits (one coordinate)')
+        return int(joint.idx_q)
+
+    def _clamp(self, q: np.ndarray) -> np.ndarray:
+        return np.minimum(np.maximum(q, self._lower), self._upper)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """Return the last commanded positions of :attr:`joint_names` (a copy)."""
+        return self._q[self._command_q].copy()
+
+    @property
+    def limits(self) -> np.ndarray:
+        """Return lower and upper limits of :attr:`joint_names`, shape (2, n)."""
+        return np.stack((self._lower[self._command_q], self._upper[self._command_q]))
+
+    def forward(self, positions: Optional[Sequence[float]] = None) -> np.ndarray:
+        """
+        Return the end-effector frame position for ``positions`` of :attr:`joint_names`.
+
+        Without ``positions``, for the last solution.
+        """
+        q = self._q.copy()
+        if positions is not None:
+            q[self._command_q] = np.asarray(positions, dtype=float)
+        pin.framesForwardKinematics(self.model, self.data, q)
+        return np.array(self.data.oMf[self._frame].translation)
+
+    def solve(self, target: np.ndarray, roll: float, closedness: float) -> np.ndarray:
+        """
+        Return joint positions (in :attr:`joint_names` order) reaching ``target`` (base frame).
+
+        Warm-started from the previous solution; every joint stays within its limits. A
+        non-finite target keeps the arm joints where they are; a non-finite roll or closedness
+        keeps that joint. :attr:`last_error` is the remaining position error in metres.
+        """
+        q = self._q
+        if math.isfinite(roll):
+            q[self._roll_q] = roll
+        if math.isfinite(closedness):
+            q[self._gripper_q] = self.gripper_offset + self.gripper_scale * closedness
+        q[:] = self._clamp(q)
+        target = np.asarray(target, dtype=float)
+        if not np.all(np.isfinite(target)):
+            self.last_error = math.inf
+            return self.positions
+        model, data, frame = self.model, self.data, self._frame
+        arm_q, lower, upper = self._arm_q, self._lower[self._arm_q], self._upper[self._arm_q]
+        for iteration in range(self.max_iterations + 1):
+            jacobian = pin.computeFrameJacobian(model, data, q, frame, pin.LOCAL_WORLD_ALIGNED)
+            error = target - pin.updateFramePlacement(model, data, frame).translation
+            squared = float(error @ error)
+            if squared <= self.tolerance ** 2 or iteration == self.max_iterations:
+                break
+            linear = jacobian[:3, self._arm_v]
+            damping = (squared + self.damping ** 2) * self._identity
+            step = linear.T @ np.linalg.solve(linear @ linear.T + damping, error)
+            largest = float(np.max(np.abs(step)))
+            if largest > self.max_step:
+                step *= self.max_step / largest
+            q[arm_q] = np.clip(q[arm_q] + step, lower, upper)
+        self.last_error = math.sqrt(squared)
+        return self.positions
