@@ -1,8 +1,8 @@
 """
 Helpers for testing and benchmarking nodes over real DDS.
 
-:class:`RosHarness` owns an isolated rclpy context, a multi-threaded executor spinning in a
-background thread, and a probe node living in the same namespace as the nodes under test. Tests
+:class:`RosHarness` owns an isolated rclpy context, a probe node living in the same namespace as
+the nodes under test, and an executor per node spinning in a background thread. Tests
 publish, record, call services and wait on conditions through it, with timeouts everywhere;
 :meth:`RosHarness.shutdown` stops everything it started (nodes, threads, processes).
 
@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import Executor, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile
@@ -32,7 +32,7 @@ NodeT = TypeVar('NodeT', bound=Node)
 DEFAULT_TIMEOUT = 5.0
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.002) -> bool:
+def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.005) -> bool:
     """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
     deadline = time.monotonic() + timeout
     while True:
@@ -108,20 +108,13 @@ class Recorder(Generic[MsgT]):
         return found[0]
 
 
-class RosHarness:
-    """An isolated rclpy context with a background executor and a probe node."""
+class _Spinner:
+    """An executor spinning some nodes in a background thread."""
 
-    def __init__(self, namespace: str = '/', threads: int = 4) -> None:
-        self.namespace = namespace
-        self.context = Context()
-        rclpy.init(context=self.context)
-        self.executor = MultiThreadedExecutor(num_threads=threads, context=self.context)
-        self.probe = Node('probe', namespace=namespace, context=self.context)
-        self.executor.add_node(self.probe)
-        self._nodes: List[Node] = [self.probe]
-        self._processes: List['NodeProcess'] = []
-        self._thread = threading.Thread(target=self._spin, name='ros-harness', daemon=True)
-        self._thread.start()
+    def __init__(self, executor: Executor, name: str) -> None:
+        self.executor = executor
+        self.thread = threading.Thread(target=self._spin, name=name, daemon=True)
+        self.thread.start()
 
     def _spin(self) -> None:
         try:
@@ -129,27 +122,60 @@ class RosHarness:
         except Exception:  # noqa: B902 - shutdown races end the spin; nothing to report
             pass
 
+    def stop(self) -> None:
+        self.executor.shutdown(timeout_sec=2.0)
+        self.thread.join(timeout=5.0)
+        if self.thread.is_alive():
+            raise RuntimeError(f'executor thread {self.thread.name} did not stop')
+
+
+class RosHarness:
+    """
+    An isolated rclpy context with a probe node and background executors.
+
+    Every node gets an executor of its own in its own thread, as it would in its own process: a
+    single-threaded one unless ``threads`` asks for more. (rclpy's MultiThreadedExecutor can spin
+    at full CPU on a 2-core machine when several nodes share it, starving everything else.)
+    """
+
+    def __init__(self, namespace: str = '/', threads: int = 1) -> None:
+        self.namespace = namespace
+        self.threads = threads
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.probe = Node('probe', namespace=namespace, context=self.context)
+        self._nodes: List[Node] = []
+        self._spinners: Dict[Node, _Spinner] = {}
+        self._processes: List['NodeProcess'] = []
+        self.add_node(self.probe)
+
     def start_node(
         self, node_class: Callable[..., NodeT], parameters: Optional[Dict[str, Any]] = None,
-        **kwargs: Any,
+        *, threads: Optional[int] = None, **kwargs: Any,
     ) -> NodeT:
-        """Create ``node_class`` in this context and namespace, add it to the executor."""
+        """Create ``node_class`` in this context and namespace and spin it."""
         overrides = [Parameter(name, value=value) for name, value in (parameters or {}).items()]
         node = node_class(
             context=self.context, namespace=self.namespace, parameter_overrides=overrides,
             **kwargs)
-        self.add_node(node)
+        self.add_node(node, threads=threads)
         return node
 
-    def add_node(self, node: Node) -> Node:
+    def add_node(self, node: NodeT, threads: Optional[int] = None) -> NodeT:
         """Spin an already created node (made with ``context=harness.context``)."""
+        count = self.threads if threads is None else threads
+        executor: Executor = (SingleThreadedExecutor(context=self.context) if count <= 1 else
+                              MultiThreadedExecutor(num_threads=count, context=self.context))
+        executor.add_node(node)
         self._nodes.append(node)
-        self.executor.add_node(node)
+        self._spinners[node] = _Spinner(executor, f'spin-{node.get_name()}')
         return node
 
     def stop_node(self, node: Node) -> None:
         """Stop spinning ``node`` and destroy it."""
-        self.executor.remove_node(node)
+        spinner = self._spinners.pop(node, None)
+        if spinner is not None:
+            spinner.stop()
         if node in self._nodes:
             self._nodes.remove(node)
         node.destroy_node()
@@ -209,20 +235,23 @@ class RosHarness:
         return process
 
     def shutdown(self) -> None:
-        """Stop processes, the executor, every node and the context; join the spin thread."""
+        """Stop processes, every executor and node, and the context; join the spin threads."""
         for process in self._processes:
             process.stop()
-        self.executor.shutdown(timeout_sec=2.0)
-        self._thread.join(timeout=5.0)
+        errors = []
         for node in reversed(self._nodes):
+            try:
+                self._spinners.pop(node).stop()
+            except RuntimeError as error:
+                errors.append(str(error))
             try:
                 node.destroy_node()
             except Exception:  # noqa: B902 - a node may already be gone with its context
                 pass
         self._nodes.clear()
         rclpy.try_shutdown(context=self.context)
-        if self._thread.is_alive():
-            raise RuntimeError('the harness executor thread did not stop')
+        if errors:
+            raise RuntimeError('; '.join(errors))
 
 
 def ros_args(namespace: str = '', parameters: Optional[Dict[str, Any]] = None,

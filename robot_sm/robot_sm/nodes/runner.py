@@ -5,7 +5,12 @@ import time
 from typing import Callable, List, Optional
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import (
+    Executor,
+    ExternalShutdownException,
+    MultiThreadedExecutor,
+    SingleThreadedExecutor,
+)
 from rclpy.node import Node
 
 from robot_sm.parameters import ConfigurationError
@@ -15,7 +20,7 @@ def run_node(
     factory: Callable[[], Node],
     args: Optional[List[str]] = None,
     *,
-    threads: int = 2,
+    threads: int = 1,
 ) -> int:
     """
     Create the node made by ``factory`` and spin it until shutdown; return the exit code.
@@ -23,12 +28,17 @@ def run_node(
     A :class:`~robot_sm.parameters.ConfigurationError` raised while the node is built (a parameter
     it cannot run with) is printed as one line and gives exit code 2. Ctrl-C and an external
     shutdown end the node quietly with exit code 0.
+
+    Nodes run on a single-threaded executor unless ``threads`` asks for more; write callbacks that
+    never block (asynchronous service calls with futures) rather than reaching for threads: rclpy's
+    MultiThreadedExecutor can spin at full CPU on a small machine.
     """
     rclpy.init(args=args)
     node: Optional[Node] = None
     try:
         node = factory()
-        executor = MultiThreadedExecutor(num_threads=threads)
+        executor: Executor = (SingleThreadedExecutor() if threads <= 1
+                              else MultiThreadedExecutor(num_threads=threads))
         executor.add_node(node)
         executor.spin()
     except ConfigurationError as error:
