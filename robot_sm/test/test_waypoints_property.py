@@ -6,18 +6,27 @@ every step the store must agree with it, ids must be unique and below ``next_id`
 waypoint index must be valid, and the waypoints file must hold exactly what is in memory.
 """
 
+import math
 import shutil
 import tempfile
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import initialize, invariant, rule, RuleBasedStateMachine
-from robot_sm.waypoints import DataStore, Pose, RequestError, WaypointFile
+from robot_sm.waypoints import checked_pose, DataStore, Pose, RequestError, WaypointFile
 
 ROUTINES = ('Wait', 'Scan')
 positions = st.integers(min_value=-3, max_value=8)
 routines = st.sampled_from(('',) + ROUTINES + ('Dance',))
 coordinates = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False)
+components = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False)
+quaternions = st.tuples(components, components, components, components).filter(
+    lambda q: math.hypot(*q) > 1e-3)
+
+
+def pose(x: float, quaternion: Tuple[float, float, float, float]) -> Pose:
+    """Return a pose at ``x`` as a request would give it: validated and normalised."""
+    return checked_pose('pose', x, 0.0, 0.0, *quaternion)
 
 
 class DataStoreMachine(RuleBasedStateMachine):
@@ -50,23 +59,24 @@ class DataStoreMachine(RuleBasedStateMachine):
         else:
             assert ok, 'an invalid request was carried out'
 
-    @rule(x=coordinates, routine=routines, position=positions)
-    def add(self, x: float, routine: str, position: int) -> None:
+    @rule(x=coordinates, q=quaternions, routine=routines, position=positions)
+    def add(self, x: float, q: Tuple[float, float, float, float], routine: str,
+            position: int) -> None:
         ok = position >= -1 and routine in ('',) + ROUTINES
-        self._expect(ok, lambda: self.store.add_waypoint(Pose(x=x), routine, position))
+        self._expect(ok, lambda: self.store.add_waypoint(pose(x, q), routine, position))
         if ok:
-            entry = {'id': self.next_id, 'x': x, 'visited': False, 'unreachable': False,
-                     'routine': routine}
+            entry = {'id': self.next_id, 'pose': pose(x, q), 'visited': False,
+                     'unreachable': False, 'routine': routine}
             index = position if self._valid(position) else len(self.model)
             self.model.insert(index, entry)
             self.next_id += 1
 
-    @rule(position=positions, x=coordinates)
-    def move(self, position: int, x: float) -> None:
+    @rule(position=positions, x=coordinates, q=quaternions)
+    def move(self, position: int, x: float, q: Tuple[float, float, float, float]) -> None:
         ok = self._valid(position)
-        self._expect(ok, lambda: self.store.move_waypoint(position, Pose(x=x)))
+        self._expect(ok, lambda: self.store.move_waypoint(position, pose(x, q)))
         if ok:
-            self.model[position]['x'] = x
+            self.model[position]['pose'] = pose(x, q)
 
     @rule(position=positions)
     def remove(self, position: int) -> None:
@@ -139,7 +149,7 @@ class DataStoreMachine(RuleBasedStateMachine):
         assert len(set(ids)) == len(ids) and all(0 < i < waypoints.next_id for i in ids)
         assert waypoints.next_id == self.next_id
         assert (int(waypoints.mode), waypoints.reverse) == (self.mode, self.reverse)
-        assert [{'id': w.id, 'x': w.pose.x, 'visited': w.visited, 'unreachable': w.unreachable,
+        assert [{'id': w.id, 'pose': w.pose, 'visited': w.visited, 'unreachable': w.unreachable,
                  'routine': w.routine} for w in waypoints.waypoints] == self.model
         index = self.store.navigation_goal_index()
         assert index == -1 or waypoints.waypoints[index].id == self.goal_id

@@ -3,7 +3,9 @@ Poses as the store keeps them: validated, with a unit quaternion.
 
 A pose from a request is accepted only through :func:`checked_pose`: every component finite and
 the quaternion normalisable (its norm above :data:`MIN_QUATERNION_NORM`), and it is stored
-normalised. Goals are compared by the Euclidean distance between their positions.
+normalised; one already of unit norm (to rounding) is kept bit for bit, so that normalising
+is idempotent and a saved pose loads back exactly. Goals are compared by the Euclidean
+distance between their positions.
 """
 
 from dataclasses import dataclass
@@ -14,6 +16,8 @@ from robot_sm.waypoints.errors import RequestError
 
 #: A quaternion shorter than this has no meaningful direction (an all-zero default, noise).
 MIN_QUATERNION_NORM = 1e-6
+#: A quaternion whose norm is this close to 1 is kept as it is (normalising is then idempotent).
+UNIT_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,10 @@ def checked_pose(field: str, x: float, y: float, z: float,
         raise RequestError(
             f'{field}.orientation',
             f'must be a non-zero quaternion (its norm is {norm:.3g}; identity is w=1)')
+    if abs(norm - 1.0) <= UNIT_TOLERANCE:
+        # Already a unit quaternion (to rounding): dividing again could move it by an ulp, and a
+        # saved pose must load back exactly as it was.
+        return Pose(x, y, z, qx, qy, qz, qw)
     return Pose(x, y, z, qx / norm, qy / norm, qz / norm, qw / norm)
 
 
