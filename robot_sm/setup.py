@@ -26,6 +26,7 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
+            'service_provider = robot_sm.nodes.service_provider:main',
         ],
         'robot_sm.states': [
         ],
