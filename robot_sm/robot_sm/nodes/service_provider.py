@@ -163,6 +163,7 @@ class ServiceProvider(Node):
                 f"waypoint id {waypoint_id} names routine '{routine}', which is not in "
                 'waypoint_routines')
         self._changed = self.get_clock().now().to_msg()
+        self._array_cache: Tuple[Optional[WaypointList], WaypointArray] = (None, WaypointArray())
 
         self._waypoints_pub = self.create_publisher(WaypointArray, 'robot_sm/waypoints', STATE)
         self._exploration_pub = self.create_publisher(Bool, 'robot_sm/exploration_mode', STATE)
@@ -312,7 +313,10 @@ class ServiceProvider(Node):
                 publisher.publish(Bool(data=value))
 
     def _waypoint_array(self) -> WaypointArray:
+        """Return the list as a message, built once per change (messages are slow to build)."""
         waypoints = self._store.waypoints
+        if self._array_cache[0] is waypoints:
+            return self._array_cache[1]
         array = WaypointArray(mode=int(waypoints.mode), reverse=waypoints.reverse)
         array.header.frame_id = self._map_frame
         array.header.stamp = self._changed
@@ -320,6 +324,7 @@ class ServiceProvider(Node):
             WaypointMsg(pose=_pose_msg(w.pose), visited=w.visited, unreachable=w.unreachable,
                         routine=w.routine, id=w.id)
             for w in waypoints.waypoints]
+        self._array_cache = (waypoints, array)
         return array
 
     def _serve(self, response: Any, action: Callable[[], str]) -> Any:

@@ -39,6 +39,9 @@ FORMAT = 'robot_sm/waypoints'
 VERSION = 1
 _TOP_KEYS = {'format', 'version', 'mode', 'reverse', 'next_id', 'waypoints'}
 _WAYPOINT_KEYS = {'id', 'position', 'orientation', 'visited', 'unreachable', 'routine'}
+# libyaml's emitter and parser when PyYAML has them (several times faster), same results.
+_DUMPER: Any = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
+_LOADER: Any = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
 class FileFormatError(ValueError):
@@ -196,7 +199,7 @@ class WaypointFile:
             problem = f'cannot be read ({error})'
         else:
             try:
-                return LoadResult(from_document(yaml.safe_load(text)))
+                return LoadResult(from_document(yaml.load(text, Loader=_LOADER)))
             except yaml.YAMLError as error:
                 problem = 'is not valid YAML (' + ' '.join(str(error).split()) + ')'
             except FileFormatError as error:
@@ -225,8 +228,8 @@ class WaypointFile:
 
         :raises OSError: if the file cannot be written; the old file is then unchanged.
         """
-        text = yaml.safe_dump(to_document(waypoints), sort_keys=False,
-                              default_flow_style=None, allow_unicode=True)
+        text = yaml.dump(to_document(waypoints), Dumper=_DUMPER, sort_keys=False,
+                         default_flow_style=None, allow_unicode=True)
         directory = self.path.parent
         handle, temporary = tempfile.mkstemp(prefix=f'.{self.path.name}.', suffix='.tmp',
                                              dir=directory)
