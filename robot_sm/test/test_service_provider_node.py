@@ -411,15 +411,15 @@ def test_clicked_points_in_the_map_frame_become_waypoints(
     published = ros.record(WaypointArray, 'robot_sm/waypoints', STATE)
     clicks = ros.publisher(PointStamped, 'clicked_point')
     ros.wait_for_subscribers(clicks)
-    for frame, x in (('odom', 9.0), ('map', 1.0), ('map', math.nan), ('', 2.0)):
+    for frame, x in (('odom', 9.0), ('map', 1.0), ('map', math.nan), ('', 2.0), ('/map', 3.0)):
         click = PointStamped(point=Point(x=x, y=0.5))
         click.header.frame_id = frame
         clicks.publish(click)
-    array = published.wait_for(lambda m: len(m.waypoints) == 2)
+    array = published.wait_for(lambda m: len(m.waypoints) == 3)
     assert [(w.pose.position.x, w.pose.position.y, w.pose.orientation.w)
-            for w in array.waypoints] == [(1.0, 0.5, 1.0), (2.0, 0.5, 1.0)]
+            for w in array.waypoints] == [(1.0, 0.5, 1.0), (2.0, 0.5, 1.0), (3.0, 0.5, 1.0)]
     time.sleep(0.2)
-    assert len(listed(ros).waypoints) == 2
+    assert len(listed(ros).waypoints) == 3
 
 
 def test_clicked_points_can_be_switched_off(ros: RosHarness, tmp_path: pathlib.Path) -> None:

@@ -125,6 +125,11 @@ def parameters() -> List[Param]:
     ]
 
 
+def _other_frame(frame: str, map_frame: str) -> bool:
+    """Return whether a header's ``frame`` names a frame other than ``map_frame`` (empty: no)."""
+    return bool(frame) and frame.lstrip('/') != map_frame.lstrip('/')
+
+
 class PoseUnavailable(Exception):
     """The robot pose cannot be given; the message says why."""
 
@@ -285,7 +290,7 @@ class ServiceProvider(Node):
             if not latest:
                 raise PoseUnavailable(f'no pose received on {subscription.topic_name} yet')
             frame, pose = latest[0]
-            if frame and frame != self._map_frame:
+            if _other_frame(frame, self._map_frame):
                 raise PoseUnavailable(
                     f"the pose on {subscription.topic_name} is in frame '{frame}', not in "
                     f"map_frame '{self._map_frame}'")
@@ -402,7 +407,7 @@ class ServiceProvider(Node):
 
     def _on_clicked_point(self, msg: PointStamped) -> None:
         frame = msg.header.frame_id
-        if frame and frame != self._map_frame:
+        if _other_frame(frame, self._map_frame):
             self.get_logger().warning(
                 f"clicked point ignored: it is in frame '{frame}', not in map_frame "
                 f"'{self._map_frame}'")
@@ -493,7 +498,7 @@ class ServiceProvider(Node):
 
     def _on_exploration_goals(self, msg: PoseArray) -> None:
         frame = msg.header.frame_id
-        if frame and frame != self._map_frame:
+        if _other_frame(frame, self._map_frame):
             self.get_logger().warning(
                 f"exploration goals ignored: they are in frame '{frame}', not in map_frame "
                 f"'{self._map_frame}'", throttle_duration_sec=10.0)
