@@ -337,6 +337,24 @@ def test_reverse_mode_changes_only_when_the_navigation_accepts(
     assert [m.data for m in reverse.messages] == [False, True]
 
 
+def test_reverse_handshake_times_out_in_steady_time_under_sim_time(
+        ros: RosHarness, tmp_path: pathlib.Path) -> None:
+    """With use_sim_time and no /clock, the handshake still gives up after its timeout."""
+    start(ros, tmp_path, use_sim_time=True, navigation_reverse_service='navigation_reverse',
+          navigation_reverse_timeout=0.3)
+
+    def silent(_: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        time.sleep(1.0)
+        return response
+
+    navigator = ros.add_node(Node('navigation', namespace=ros.namespace, context=ros.context))
+    navigator.create_service(SetBool, 'navigation_reverse', silent)
+    began = time.monotonic()
+    response = ros.call(SetBool, 'robot_sm/set_reverse_mode', SetBool.Request(data=True))
+    assert not response.success and 'did not answer within 0.3 s' in response.message
+    assert time.monotonic() - began < 0.9
+
+
 def test_robot_pose_without_tf2_ros_says_how_to_get_one(
         ros: RosHarness, tmp_path: pathlib.Path) -> None:
     start(ros, tmp_path)

@@ -29,6 +29,7 @@ from geometry_msgs.msg import (
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.client import Client
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
@@ -204,6 +205,7 @@ class ServiceProvider(Node):
         # keep answering while it waits.
         self._reverse_group = ReentrantCallbackGroup()
         self._reverse_asking = False
+        self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_service(SetBool, 'robot_sm/set_reverse_mode', self._set_reverse_mode,
                             callback_group=self._reverse_group)
         self._reverse_client: Optional[Client] = None
@@ -559,8 +561,9 @@ class ServiceProvider(Node):
                 outcome.set_result(result)
 
         request.add_done_callback(lambda answered: settle(answered.result()))
+        # A communication timeout: steady time, also under use_sim_time with a paused /clock.
         timer = self.create_timer(self._reverse_timeout, lambda: settle(None),
-                                  callback_group=self._reverse_group)
+                                  callback_group=self._reverse_group, clock=self._steady_clock)
         try:
             answer = await outcome
         finally:
