@@ -31,6 +31,7 @@ setup(
             'base_controller = robot_sm.nodes.base_controller:main',
             'robot-sm = robot_sm.cli:entry_point',
             'robot_sim = robot_sm.nodes.robot_sim:main',
+            'service_provider = robot_sm.nodes.service_provider:main',
             'teleop_retargeting = robot_sm.nodes.teleop_retargeting:main',
         ],
         'robot_sm.states': [
