@@ -35,12 +35,14 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.task import Future
 from rclpy.time import Time
 from robot_sm.nodes.runner import run_node
+from robot_sm.nodes.waypoint_markers import waypoint_markers
 from robot_sm.parameters import ConfigurationError, declare_parameters, Param
 from robot_sm.qos import EVENTS, SENSOR, STATE
 from robot_sm.waypoints import (
     checked_pose,
     DataStore,
     LoadResult,
+    NavigationMode,
     PersistenceError,
     Pose,
     RequestError,
@@ -68,6 +70,7 @@ from robot_sm_msgs.srv import (
 )
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
+from visualization_msgs.msg import MarkerArray
 
 #: Exploration goals: reliable (matches reliable publishers, latched or not), newest only.
 EXPLORATION_GOALS = QoSProfile(
@@ -175,6 +178,7 @@ class ServiceProvider(Node):
         self._exploration_pub = self.create_publisher(Bool, 'robot_sm/exploration_mode', STATE)
         self._reverse_pub = self.create_publisher(Bool, 'robot_sm/reverse_mode', STATE)
         self._obsolete_pub = self.create_publisher(Bool, 'robot_sm/goal_obsolete', STATE)
+        self._markers_pub = self.create_publisher(MarkerArray, 'robot_sm/waypoint_markers', STATE)
 
         group = MutuallyExclusiveCallbackGroup()
         services: List[Tuple[Any, str, Callable[[Any, Any], Any]]] = [
@@ -301,18 +305,23 @@ class ServiceProvider(Node):
 
     # -- publishing -------------------------------------------------------------------------
 
-    def _state(self) -> Tuple[WaypointList, bool, bool, bool]:
+    def _state(self) -> Tuple[WaypointList, bool, bool, bool, Optional[int]]:
         store = self._store
+        goal = store.navigation_goal
+        goal_id = goal.waypoint_id if goal.mode == NavigationMode.WAYPOINT_FOLLOWING else None
         return store.waypoints, store.exploration_interrupt, store.reverse_mode, \
-            store.goal_obsolete
+            store.goal_obsolete, goal_id
 
-    def _publish_changes(self, before: Optional[Tuple[WaypointList, bool, bool, bool]]) -> None:
+    def _publish_changes(
+            self, before: Optional[Tuple[WaypointList, bool, bool, bool, Optional[int]]]) -> None:
         """Publish each state topic whose value differs from ``before`` (all if None)."""
-        waypoints, exploration, reverse, obsolete = self._state()
+        waypoints, exploration, reverse, obsolete, goal_id = self._state()
         if before is None or waypoints is not before[0]:
             if before is not None:
                 self._changed = self.get_clock().now().to_msg()
             self._waypoints_pub.publish(self._waypoint_array())
+        if before is None or waypoints is not before[0] or goal_id != before[4]:
+            self._markers_pub.publish(waypoint_markers(self._waypoint_array(), goal_id))
         for index, (publisher, value) in enumerate(
                 ((self._exploration_pub, exploration), (self._reverse_pub, reverse),
                  (self._obsolete_pub, obsolete)), start=1):
