@@ -26,6 +26,7 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
+            'robot_control_mux = robot_sm.nodes.robot_control_mux:main',
         ],
         'robot_sm.states': [
         ],
