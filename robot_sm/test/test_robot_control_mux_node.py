@@ -5,6 +5,7 @@ import threading
 import time
 from typing import Any, Dict, List, Optional
 
+from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped, Vector3
 import pytest
@@ -16,6 +17,7 @@ from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.testing import python_module_argv, Recorder, ros_args, RosHarness
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
@@ -346,6 +348,31 @@ def test_joystick_button_takes_over(ros: RosHarness) -> None:
     joy.switch(Joy(axes=[0.0, 0.0], buttons=[1, 0]))
     mux.wait_mode(TELEOPERATION, after=start)
     mux.wait_cmd(is_zero, after=start)  # teleop has sent nothing yet: zero, not autonomy
+
+
+def test_staleness_follows_sim_time(ros: RosHarness) -> None:
+    clock = {'now': 1000.0, 'speed': 0.1}  # simulated seconds per wall second
+    clock_pub = ros.publisher(Clock, '/clock')
+
+    def advance() -> None:
+        clock['now'] += 0.01 * clock['speed']
+        seconds = int(clock['now'])
+        clock_pub.publish(Clock(clock=Time(sec=seconds,
+                                           nanosec=int((clock['now'] - seconds) * 1e9))))
+
+    ros.probe.create_timer(0.01, advance)
+    mux = Mux(ros, {'use_sim_time': True})
+    autonomy = ros.publisher(Twist, 'autonomy/cmd_vel')
+    ros.wait_for_subscribers(autonomy)
+    assert mux.set_mode(AUTONOMOUS).success
+    sent = time.monotonic()
+    autonomy.publish(twist(0.3))  # one command, then the planner is silent
+    mux.wait_cmd(linear_x(0.3), after=sent)
+    time.sleep(1.5)  # 1.5 s of wall time, 0.15 s of simulated time: still fresh
+    assert time.monotonic() - sent > 1.0
+    assert mux.cmd_vel.last.linear.x == pytest.approx(0.3)
+    clock['speed'] = 10.0  # the simulation runs fast: the command goes stale
+    mux.wait_cmd(is_zero, after=time.monotonic(), timeout=WAIT)
 
 
 @pytest.mark.parametrize('parameter,value', [
