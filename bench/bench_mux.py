@@ -103,6 +103,11 @@ def call(client: Any, request: Any, timeout: float = 5.0) -> Any:
     return future.result()
 
 
+def carrying(x: float) -> Callable[[Twist], bool]:
+    """Return a predicate matching a command whose linear.x is ``x``."""
+    return lambda msg: bool(msg.linear.x == x)
+
+
 def measure_commands(targets: Dict[str, Target], samples: int) -> Dict[str, List[float]]:
     latencies: Dict[str, List[float]] = {name: [] for name in targets}
     sequence = 1.0
@@ -110,10 +115,9 @@ def measure_commands(targets: Dict[str, Target], samples: int) -> Dict[str, List
         for name in random.sample(TARGETS, len(TARGETS)):
             target = targets[name]
             sequence += 1.0
-            value = sequence
-            target.expect(lambda msg, value=value: msg.linear.x == value)
+            target.expect(carrying(sequence))
             sent = time.monotonic()
-            target.command.publish(command(value))
+            target.command.publish(command(sequence))
             latencies[name].append(target.wait() - sent)
             time.sleep(random.uniform(0.002, 0.008))  # no phase lock with the mux's 20 Hz tick
     return latencies
@@ -121,7 +125,8 @@ def measure_commands(targets: Dict[str, Target], samples: int) -> Dict[str, List
 
 def measure_estop(ros: RosHarness, targets: Dict[str, Target], mode_client: Any,
                   samples: int) -> Dict[str, Dict[str, List[float]]]:
-    results = {name: {'zero': [], 'answer': []} for name in targets}
+    results: Dict[str, Dict[str, List[float]]] = {
+        name: {'zero': [], 'answer': []} for name in targets}
     streaming = {'on': True}
 
     def stream() -> None:  # the planner keeps commanding 0.5 m/s at 50 Hz
@@ -135,10 +140,10 @@ def measure_estop(ros: RosHarness, targets: Dict[str, Target], mode_client: Any,
             target = targets[name]
             if name == 'mux':
                 call(mode_client, mode_request(OperationMode.AUTONOMOUS))
-            target.expect(lambda msg: msg.linear.x == 0.5)
+            target.expect(carrying(0.5))
             target.wait()
             time.sleep(random.uniform(0.0, 0.02))
-            target.expect(lambda msg: msg.linear.x == 0.0)
+            target.expect(carrying(0.0))
             called = time.monotonic()
             call(target.estop, SetBool.Request(data=True))
             answered = time.monotonic()

@@ -32,25 +32,25 @@ from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
-_POSITIVE = {'minimum': 0.0, 'exclusive_minimum': True}
 
 PARAMETERS = [
     Param('update_frequency', 20.0, 'Rate (Hz) at which cmd_vel is published and the timeouts '
-          'are checked.', **_POSITIVE),
+          'are checked.', minimum=0.0, exclusive_minimum=True),
     Param('teleoperation_idle_timer', 0.5, 'Seconds after the last non-zero teleoperation '
-          'command (or joystick action) after which teleoperation ends.', **_POSITIVE),
+          'command (or joystick action) after which teleoperation ends.',
+          minimum=0.0, exclusive_minimum=True),
     Param('teleop_timeout_mode', 'stopped', 'Mode after teleoperation ends: stopped, or '
           'previous (the mode teleoperation took over from).', choices=TELEOP_TIMEOUT_MODES),
     Param('autonomy_timeout', 0.5, 'Seconds after which an autonomy command is stale and '
-          'replaced by zero.', **_POSITIVE),
+          'replaced by zero.', minimum=0.0, exclusive_minimum=True),
     Param('joystick_used', False, 'Subscribe to joy: moving an axis away from rest or pressing '
           'a button takes over control.'),
     Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to count '
-          'as operator activity.', **_POSITIVE),
+          'as operator activity.', minimum=0.0, exclusive_minimum=True),
     Param('heartbeat_topic', '', 'std_msgs/Bool topic that must keep arriving, else the '
           'emergency stop engages (data true also engages it); empty: no watchdog.'),
     Param('heartbeat_timeout', 0.5, 'Seconds of heartbeat silence that engage the emergency '
-          'stop.', **_POSITIVE),
+          'stop.', minimum=0.0, exclusive_minimum=True),
     Param('max_linear_velocity', 0.0, 'Limit (m/s) on the length of the linear velocity; '
           'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
     Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular velocity; '
