@@ -30,6 +30,7 @@ setup(
         'console_scripts': [
             'base_controller = robot_sm.nodes.base_controller:main',
             'robot-sm = robot_sm.cli:entry_point',
+            'robot_control_mux = robot_sm.nodes.robot_control_mux:main',
             'robot_sim = robot_sm.nodes.robot_sim:main',
             'service_provider = robot_sm.nodes.service_provider:main',
             'teleop_retargeting = robot_sm.nodes.teleop_retargeting:main',

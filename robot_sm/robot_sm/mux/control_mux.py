@@ -1,0 +1,437 @@
+"""
+Who may move the base, and what the base is told: the robot control mux's decisions.
+
+:class:`ControlMux` holds the operation mode (STOPPED, AUTONOMOUS, TELEOPERATION), a latched
+emergency stop orthogonal to it, the teleoperation idle timer and the heartbeat watchdog. It is
+fed the inputs (autonomy and teleoperation commands, joystick messages, heartbeats, requests)
+with the time they arrived, and answers what the base must be told.
+
+Rules:
+
+- Output: zero while the e-stop is engaged or in STOPPED; in AUTONOMOUS the newest autonomy
+  command, in TELEOPERATION the newest teleoperation command. A command counts only if it arrived
+  after the current mode was entered (a mode change, a takeover, a fallback and a release all
+  start afresh: nothing held from before moves the robot) and if it is fresh: an autonomy command
+  older than ``autonomy_timeout`` is replaced by zero.
+- Takeover: a non-zero teleoperation command, or operator activity on the joystick, switches to
+  TELEOPERATION from AUTONOMOUS or STOPPED. Only those restart the idle timer; zero commands do
+  not. ``teleoperation_idle_timer`` after the last one the mode falls back to STOPPED, or to the
+  mode before the takeover when ``teleop_timeout_mode`` is ``previous``. Selecting TELEOPERATION
+  by request starts the same timer, so a forgotten teleoperation mode does not last forever.
+- E-stop: engaged by request, or by the heartbeat watchdog when the heartbeat is silent for
+  ``heartbeat_timeout``. While engaged, the output is zero, inputs are recorded but change
+  nothing, and mode changes are refused. Only an explicit release clears it (refused while the
+  heartbeat is still silent), and the mode is then STOPPED. Release never resumes motion: a mode
+  must be selected and a fresh command sent. A teleoperation stream that kept running through the
+  e-stop does not take over either: it must first go to zero (or pause for the idle time).
+- Sanitising: commands with NaN or infinity are dropped and counted; they never take over
+  control. Accepted commands are scaled down to ``max_linear_velocity`` and
+  ``max_angular_velocity`` (0 means no limit), keeping their direction.
+
+Every event method returns the velocity to publish at once (the active source delivered a
+command, or the mode or e-stop changed), or None when nothing needs publishing before the next
+:meth:`ControlMux.tick`.
+"""
+
+from dataclasses import dataclass
+from enum import IntEnum
+import math
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
+
+from robot_sm.mux.input_statistics import InputStatistics
+from robot_sm.mux.joystick import JoystickActivity
+from robot_sm.mux.velocity import Velocity, ZERO
+
+
+class Mode(IntEnum):
+    """Operation modes, numbered as in ``robot_sm_msgs/OperationMode``."""
+
+    STOPPED = 0
+    AUTONOMOUS = 1
+    TELEOPERATION = 2
+
+
+class Level(IntEnum):
+    """Diagnostic levels, numbered as in ``diagnostic_msgs/DiagnosticStatus``."""
+
+    OK = 0
+    WARN = 1
+    ERROR = 2
+
+
+#: Values of ``teleop_timeout_mode``: the mode to fall back to when teleoperation goes idle.
+TELEOP_TIMEOUT_MODES = ('stopped', 'previous')
+
+#: Names of the inputs, as reported in diagnostics.
+AUTONOMY = 'autonomy'
+TELEOPERATION = 'teleoperation'
+JOYSTICK = 'joy'
+HEARTBEAT = 'heartbeat'
+
+_MODE_NAMES = ', '.join(f'{mode.value} ({mode.name})' for mode in Mode)
+
+
+@dataclass(frozen=True)
+class MuxConfig:
+    """Timeouts, limits and options of the mux; times in seconds, velocities in SI units."""
+
+    teleoperation_idle_timer: float = 0.5
+    teleop_timeout_mode: str = 'stopped'
+    autonomy_timeout: float = 0.5
+    joystick_used: bool = False
+    joystick_axis_threshold: float = 0.05
+    heartbeat_timeout: Optional[float] = None
+    max_linear_velocity: float = 0.0
+    max_angular_velocity: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Reject values the mux cannot work with."""
+        positive = {
+            'teleoperation_idle_timer': self.teleoperation_idle_timer,
+            'autonomy_timeout': self.autonomy_timeout,
+            'joystick_axis_threshold': self.joystick_axis_threshold,
+        }
+        if self.heartbeat_timeout is not None:
+            positive['heartbeat_timeout'] = self.heartbeat_timeout
+        for name, value in positive.items():
+            if not value > 0.0:
+                raise ValueError(f'{name} must be > 0 (got {value!r})')
+        for name, value in (('max_linear_velocity', self.max_linear_velocity),
+                            ('max_angular_velocity', self.max_angular_velocity)):
+            if not value >= 0.0:
+                raise ValueError(f'{name} must be >= 0 (got {value!r})')
+        if self.teleop_timeout_mode not in TELEOP_TIMEOUT_MODES:
+            raise ValueError(f'teleop_timeout_mode must be one of {TELEOP_TIMEOUT_MODES} '
+                             f'(got {self.teleop_timeout_mode!r})')
+
+
+class Answer(NamedTuple):
+    """The answer to a request: whether it was carried out, and what was done or why not."""
+
+    success: bool
+    message: str
+
+
+class MuxState(NamedTuple):
+    """What ``robot_sm/operation_mode`` tells: the mode and whether the e-stop is engaged."""
+
+    mode: Mode
+    emergency_stop: bool
+
+
+@dataclass(frozen=True)
+class InputReport:
+    """Diagnostics of one input: seconds since the newest message, rate, counts."""
+
+    name: str
+    age: Optional[float]
+    rate: float
+    received: int
+    dropped: int
+
+
+@dataclass(frozen=True)
+class MuxStatus:
+    """Everything diagnostics report about the mux at one moment."""
+
+    level: Level
+    summary: str
+    mode: Mode
+    emergency_stop: bool
+    emergency_stop_reason: str
+    active_source: str
+    inputs: Tuple[InputReport, ...]
+
+
+class _Command(NamedTuple):
+    velocity: Velocity  # already limited
+    time: float
+    epoch: int  # the mode epoch it arrived in
+
+
+class ControlMux:
+    """The mux's state and rules; see the module documentation."""
+
+    def __init__(self, config: MuxConfig, now: float) -> None:
+        """Start in STOPPED with the e-stop released; the heartbeat watchdog starts at ``now``."""
+        self.config = config
+        self.mode = Mode.STOPPED
+        self.emergency_stop = False
+        self.emergency_stop_reason = ''
+        #: Why the mode or e-stop last changed, for the log.
+        self.reason = 'started'
+        self._previous_mode = Mode.STOPPED
+        self._teleop_deadline: Optional[float] = None
+        self._teleop_armed = True
+        self._epoch = 0
+        self._autonomy: Optional[_Command] = None
+        self._teleop: Optional[_Command] = None
+        self._joystick = JoystickActivity(config.joystick_axis_threshold)
+        self._last_heartbeat = now
+        self.inputs: Dict[str, InputStatistics] = {
+            AUTONOMY: InputStatistics(), TELEOPERATION: InputStatistics()}
+        if config.joystick_used:
+            self.inputs[JOYSTICK] = InputStatistics()
+        if config.heartbeat_timeout is not None:
+            self.inputs[HEARTBEAT] = InputStatistics()
+        self._autonomy_stats = self.inputs[AUTONOMY]
+        self._teleop_stats = self.inputs[TELEOPERATION]
+
+    # State ------------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> MuxState:
+        """Return the mode and e-stop, as published on ``robot_sm/operation_mode``."""
+        return MuxState(self.mode, self.emergency_stop)
+
+    @property
+    def active_source(self) -> str:
+        """Return the input that moves the base now: autonomy, teleoperation or none."""
+        if self.emergency_stop or self.mode is Mode.STOPPED:
+            return 'none'
+        return AUTONOMY if self.mode is Mode.AUTONOMOUS else TELEOPERATION
+
+    @property
+    def dropped(self) -> int:
+        """Return how many messages were dropped on all inputs since the start."""
+        return sum(stats.dropped for stats in self.inputs.values())
+
+    def output(self, now: float) -> Velocity:
+        """Return what the base must be told at ``now``."""
+        command = self._active_command(now)
+        return ZERO if command is None else command.velocity
+
+    # Inputs -----------------------------------------------------------------------------------
+
+    def autonomy_command(self, velocity: Velocity, now: float) -> Optional[Velocity]:
+        """Take a command from the autonomy source; return the velocity to publish now, if any."""
+        if not velocity.is_finite():
+            self._autonomy_stats.drop(now)
+            return None
+        self._autonomy_stats.record(now)
+        changed = self._run_timers(now)
+        limited = velocity.limited(self.config.max_linear_velocity,
+                                   self.config.max_angular_velocity)
+        self._autonomy = _Command(limited, now, self._epoch)
+        if self.mode is Mode.AUTONOMOUS and not self.emergency_stop:
+            return limited
+        return self.output(now) if changed else None
+
+    def teleop_command(self, velocity: Velocity, now: float) -> Optional[Velocity]:
+        """Take a teleoperation command; a non-zero one takes over control."""
+        stats = self._teleop_stats
+        if not velocity.is_finite():
+            stats.drop(now)
+            return None
+        gap = stats.age(now)
+        stats.record(now)
+        changed = self._run_timers(now)
+        moving = not velocity.is_zero()
+        idle = self.config.teleoperation_idle_timer
+        if not self._teleop_armed and (not moving or gap is None or gap > idle):
+            self._teleop_armed = True
+        if moving and self._teleop_armed and not self.emergency_stop:
+            if self.mode is not Mode.TELEOPERATION:
+                self._enter(Mode.TELEOPERATION, 'teleoperation command took over')
+                changed = True
+            self._teleop_deadline = now + idle
+        limited = velocity.limited(self.config.max_linear_velocity,
+                                   self.config.max_angular_velocity)
+        self._teleop = _Command(limited, now, self._epoch)
+        if self.mode is Mode.TELEOPERATION and not self.emergency_stop:
+            return limited
+        return self.output(now) if changed else None
+
+    def joystick(self, axes: Sequence[float], buttons: Sequence[int],
+                 now: float) -> Optional[Velocity]:
+        """Take a joystick message; operator activity on it takes over control."""
+        stats = self.inputs[JOYSTICK]
+        if not all(map(math.isfinite, axes)):
+            stats.drop(now)
+            return None
+        stats.record(now)
+        changed = self._run_timers(now)
+        if self._joystick.update(axes, buttons) and not self.emergency_stop:
+            self._teleop_armed = True
+            if self.mode is not Mode.TELEOPERATION:
+                self._enter(Mode.TELEOPERATION, 'joystick took over')
+                changed = True
+            self._teleop_deadline = now + self.config.teleoperation_idle_timer
+        return self.output(now) if changed else None
+
+    def heartbeat(self, engage: bool, now: float) -> Optional[Velocity]:
+        """Take a heartbeat; ``engage`` true also engages the e-stop."""
+        self.inputs[HEARTBEAT].record(now)
+        self._last_heartbeat = now
+        changed = self._run_timers(now)
+        if engage and not self.emergency_stop:
+            self._engage('heartbeat message asked for it')
+            changed = True
+        return self.output(now) if changed else None
+
+    def tick(self, now: float) -> Velocity:
+        """Run the timers (teleoperation idle, heartbeat watchdog); return the output."""
+        self._run_timers(now)
+        return self.output(now)
+
+    # Requests ---------------------------------------------------------------------------------
+
+    def engage(self, reason: str, now: float) -> Answer:
+        """Engage the latched e-stop."""
+        self._run_timers(now)
+        if self.emergency_stop:
+            return Answer(True, f'emergency stop already engaged ({self.emergency_stop_reason})')
+        self._engage(reason)
+        return Answer(True, 'emergency stop engaged: output is zero until it is released')
+
+    def release(self, now: float) -> Answer:
+        """Release the e-stop; the mode becomes STOPPED."""
+        self._run_timers(now)
+        if not self.emergency_stop:
+            return Answer(True, 'emergency stop was not engaged; nothing changed')
+        timeout = self.config.heartbeat_timeout
+        if timeout is not None and now - self._last_heartbeat > timeout:
+            return Answer(False, f'heartbeat silent for {now - self._last_heartbeat:.2f} s '
+                                 f'(timeout {timeout:g} s): the emergency stop stays engaged')
+        self.emergency_stop = False
+        self.emergency_stop_reason = ''
+        self._enter(Mode.STOPPED, 'emergency stop released')
+        self._teleop_armed = False
+        return Answer(True, 'emergency stop released; mode is STOPPED: select a mode and send '
+                            'a fresh command to move')
+
+    def set_mode(self, mode: int, now: float) -> Answer:
+        """Select a mode; refused while the e-stop is engaged or for an unknown value."""
+        self._run_timers(now)
+        if mode not in Mode._value2member_map_:
+            return Answer(False, _unknown_mode(mode) + '; nothing changed')
+        if self.emergency_stop:
+            return Answer(False, 'emergency stop is engaged: mode changes are refused until it '
+                                 'is released')
+        new = Mode(mode)
+        if new is self.mode:
+            return Answer(True, f'mode is already {new.name}; nothing changed')
+        old = self.mode
+        self._enter(new, f'{new.name} requested')
+        if new is Mode.TELEOPERATION:
+            self._teleop_armed = True
+            self._teleop_deadline = now + self.config.teleoperation_idle_timer
+        return Answer(True, f'mode {new.name} (was {old.name})')
+
+    def set_operation_mode(self, mode: int, emergency_stop: bool, now: float) -> Answer:
+        """
+        Carry out a ``robot_sm/set_operation_mode`` request.
+
+        ``emergency_stop`` true engages the e-stop together with the requested mode (stopping
+        never waits for a valid request: with an unknown mode the e-stop is engaged anyway and
+        the answer is a failure naming the mode); while engaged, a request for another mode is
+        refused. ``emergency_stop`` false releases an engaged e-stop, after which the mode is
+        STOPPED whatever was requested; otherwise it selects the mode.
+        """
+        self._run_timers(now)
+        valid = mode in Mode._value2member_map_
+        if emergency_stop:
+            if self.emergency_stop:
+                if valid and mode == self.mode:
+                    return Answer(True, 'emergency stop already engaged; nothing changed')
+                if not valid:
+                    return Answer(False, _unknown_mode(mode) + '; nothing changed')
+                return Answer(False, 'emergency stop is engaged: mode changes are refused until '
+                                     'it is released')
+            self._engage('set_operation_mode request')
+            if not valid:
+                return Answer(False, _unknown_mode(mode) + '; the emergency stop was engaged '
+                                                           'anyway and the mode is unchanged')
+            if mode != self.mode:
+                self._enter(Mode(mode), 'set_operation_mode request with emergency stop')
+            return Answer(True, f'emergency stop engaged; mode {self.mode.name}')
+        if not valid:
+            return Answer(False, _unknown_mode(mode) + '; nothing changed')
+        if self.emergency_stop:
+            answer = self.release(now)
+            if answer.success and mode != Mode.STOPPED:
+                return Answer(True, answer.message + f' (requested {Mode(mode).name} was not '
+                                                     'applied: release never resumes motion)')
+            return answer
+        return self.set_mode(mode, now)
+
+    # Diagnostics ------------------------------------------------------------------------------
+
+    def status(self, now: float) -> MuxStatus:
+        """Return the diagnostics at ``now``: level, summary, state and per-input figures."""
+        inputs = tuple(
+            InputReport(name, stats.age(now), stats.rate(now), stats.received, stats.dropped)
+            for name, stats in self.inputs.items())
+        source = self.active_source
+        if self.emergency_stop:
+            level, summary = Level.ERROR, f'emergency stop engaged: {self.emergency_stop_reason}'
+        elif source != 'none' and self._active_command(now) is None:
+            stats = self.inputs[source]
+            age = stats.age(now)
+            silent = 'no message yet' if age is None else f'newest message {age:.2f} s old'
+            level, summary = Level.WARN, (f'{self.mode.name}: no fresh {source} command '
+                                          f'({silent}); output is zero')
+        elif source == 'none':
+            level, summary = Level.OK, 'STOPPED: output is zero'
+        else:
+            level, summary = Level.OK, f'{self.mode.name}: {source} commands are forwarded'
+        dropping = [name for name, stats in self.inputs.items() if stats.dropped_recently(now)]
+        if dropping and level < Level.WARN:
+            level = Level.WARN
+        if dropping:
+            summary += '; dropping non-finite messages on ' + ', '.join(dropping)
+        return MuxStatus(level, summary, self.mode, self.emergency_stop,
+                         self.emergency_stop_reason, source, inputs)
+
+    # Internals --------------------------------------------------------------------------------
+
+    def _active_command(self, now: float) -> Optional[_Command]:
+        """Return the active source's command if it counts at ``now`` (see the rules)."""
+        if self.emergency_stop:
+            return None
+        if self.mode is Mode.AUTONOMOUS:
+            command, timeout = self._autonomy, self.config.autonomy_timeout
+        elif self.mode is Mode.TELEOPERATION:
+            command, timeout = self._teleop, self.config.teleoperation_idle_timer
+        else:
+            return None
+        if command is None or command.epoch != self._epoch or now - command.time > timeout:
+            return None
+        return command
+
+    def _enter(self, mode: Mode, reason: str) -> None:
+        if mode is Mode.TELEOPERATION:
+            if self.mode is not Mode.TELEOPERATION:
+                self._previous_mode = self.mode
+        else:
+            self._teleop_deadline = None
+        self.mode = mode
+        self._epoch += 1
+        self.reason = reason
+
+    def _engage(self, reason: str) -> None:
+        self.emergency_stop = True
+        self.emergency_stop_reason = reason
+        self._teleop_deadline = None
+        self.reason = f'emergency stop engaged: {reason}'
+
+    def _run_timers(self, now: float) -> bool:
+        changed = False
+        timeout = self.config.heartbeat_timeout
+        if (timeout is not None and not self.emergency_stop
+                and now - self._last_heartbeat > timeout):
+            self._engage(f'heartbeat silent for more than {timeout:g} s')
+            changed = True
+        deadline = self._teleop_deadline
+        if deadline is not None and now >= deadline:
+            self._teleop_deadline = None
+            fallback = (self._previous_mode if self.config.teleop_timeout_mode == 'previous'
+                        else Mode.STOPPED)
+            idle = self.config.teleoperation_idle_timer
+            self._enter(fallback, f'teleoperation idle for {idle:g} s')
+            changed = True
+        return changed
+
+
+def _unknown_mode(mode: int) -> str:
+    return f'unknown mode {mode}: operation_mode.mode must be one of {_MODE_NAMES}'

@@ -1,0 +1,305 @@
+"""
+The ``robot_control_mux`` node: decides who may move the base.
+
+A thin ROS layer over :class:`robot_sm.mux.ControlMux`: it turns the velocity inputs
+(``autonomy/cmd_vel``, ``teleoperation/cmd_vel``, optionally ``joy`` and a heartbeat topic) and
+the services ``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the
+core, and publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and
+at once when the active source sends or the output drops to zero, ``robot_sm/operation_mode``
+(transient_local) when it changes and at a low keep-alive rate, and ``/diagnostics`` at 1 Hz.
+"""
+
+import sys
+from typing import Any, Callable, List, Optional
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Twist, TwistStamped
+from rclpy.node import Node
+from robot_sm import qos
+from robot_sm.mux import (
+    Answer,
+    ControlMux,
+    Level,
+    MuxConfig,
+    TELEOP_TIMEOUT_MODES,
+    Velocity,
+)
+from robot_sm.nodes.runner import run_node, seconds_clock
+from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm_msgs.msg import OperationMode
+from robot_sm_msgs.srv import SetOperationMode
+from sensor_msgs.msg import Joy
+from std_msgs.msg import Bool, Header
+from std_srvs.srv import SetBool
+
+
+PARAMETERS = [
+    Param('update_frequency', 20.0, 'Rate (Hz) at which cmd_vel is published and the timeouts '
+          'are checked.', minimum=0.0, exclusive_minimum=True),
+    Param('teleoperation_idle_timer', 0.5, 'Seconds after the last non-zero teleoperation '
+          'command (or joystick action) after which teleoperation ends.',
+          minimum=0.0, exclusive_minimum=True),
+    Param('teleop_timeout_mode', 'stopped', 'Mode after teleoperation ends: stopped, or '
+          'previous (the mode teleoperation took over from).', choices=TELEOP_TIMEOUT_MODES),
+    Param('autonomy_timeout', 0.5, 'Seconds after which an autonomy command is stale and '
+          'replaced by zero.', minimum=0.0, exclusive_minimum=True),
+    Param('joystick_used', False, 'Subscribe to joy: moving an axis away from rest or pressing '
+          'a button takes over control.'),
+    Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to count '
+          'as operator activity.', minimum=0.0, exclusive_minimum=True),
+    Param('heartbeat_topic', '', 'std_msgs/Bool topic that must keep arriving, else the '
+          'emergency stop engages (data true also engages it); empty: no watchdog.'),
+    Param('heartbeat_timeout', 0.5, 'Seconds of heartbeat silence that engage the emergency '
+          'stop.', minimum=0.0, exclusive_minimum=True),
+    Param('max_linear_velocity', 0.0, 'Limit (m/s) on the length of the linear velocity; '
+          'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
+    Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular velocity; '
+          '0: no limit.', minimum=0.0),
+    Param('input_stamped', False, 'Velocity inputs are geometry_msgs/TwistStamped instead of '
+          'Twist.'),
+    Param('output_stamped', False, 'Publish cmd_vel as geometry_msgs/TwistStamped instead of '
+          'Twist.'),
+    Param('frame_id', 'base_link', 'header.frame_id of stamped cmd_vel output.'),
+    Param('operation_mode_keepalive_rate', 1.0, 'Rate (Hz) at which robot_sm/operation_mode is '
+          'republished besides every change; 0: only on change.', minimum=0.0),
+]
+
+
+def _from_twist(msg: Twist) -> Velocity:
+    linear, angular = msg.linear, msg.angular
+    return Velocity(linear.x, linear.y, linear.z, angular.x, angular.y, angular.z)
+
+
+def _from_twist_stamped(msg: TwistStamped) -> Velocity:
+    return _from_twist(msg.twist)
+
+
+class RobotControlMux(Node):
+    """Velocity mux with modes, teleoperation takeover, a latched e-stop and a safe output."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__('robot_control_mux', **kwargs)
+        config = declare_parameters(self, PARAMETERS)
+        self._now = seconds_clock(self)
+        heartbeat_topic: str = config['heartbeat_topic']
+        try:
+            mux_config = MuxConfig(
+                teleoperation_idle_timer=config['teleoperation_idle_timer'],
+                teleop_timeout_mode=config['teleop_timeout_mode'],
+                autonomy_timeout=config['autonomy_timeout'],
+                joystick_used=config['joystick_used'],
+                joystick_axis_threshold=config['joystick_axis_threshold'],
+                heartbeat_timeout=config['heartbeat_timeout'] if heartbeat_topic else None,
+                max_linear_velocity=config['max_linear_velocity'],
+                max_angular_velocity=config['max_angular_velocity'],
+            )
+        except ValueError as error:
+            raise ConfigurationError(str(error)) from error
+        self._mux = ControlMux(mux_config, self._now())
+        self._mode = self._mux.mode
+        self._emergency_stop = self._mux.emergency_stop
+        self._dropped_reported = 0
+        self._last_drop_warning = float('-inf')
+
+        # Output.
+        self._stamped = config['output_stamped']
+        self._frame_id: str = config['frame_id']
+        self._out: Any = TwistStamped() if self._stamped else Twist()
+        if self._stamped:
+            self._out.header.frame_id = self._frame_id
+        self._cmd_pub = self.create_publisher(
+            TwistStamped if self._stamped else Twist, 'cmd_vel', qos.COMMAND_OUT)
+        self._mode_pub = self.create_publisher(
+            OperationMode, 'robot_sm/operation_mode', qos.STATE)
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+
+        # Inputs.
+        in_type = TwistStamped if config['input_stamped'] else Twist
+        self._in_type = in_type
+        self._to_velocity: Callable[[Any], Velocity] = (
+            _from_twist_stamped if config['input_stamped'] else _from_twist)
+        self._velocity_subs = {
+            'autonomy': self.create_subscription(
+                in_type, 'autonomy/cmd_vel', self._on_autonomy, qos.COMMAND_IN),
+            'teleoperation': self.create_subscription(
+                in_type, 'teleoperation/cmd_vel', self._on_teleop, qos.COMMAND_IN),
+        }
+        if config['joystick_used']:
+            self.create_subscription(Joy, 'joy', self._on_joy, qos.SENSOR)
+        if heartbeat_topic:
+            try:
+                self.create_subscription(Bool, heartbeat_topic, self._on_heartbeat, qos.SENSOR)
+            except Exception as error:  # noqa: B902 - rclpy raises several types for bad names
+                raise ConfigurationError(
+                    f"parameter 'heartbeat_topic' is not a valid topic name "
+                    f'(got {heartbeat_topic!r}): {error}'.splitlines()[0].rstrip(':')) from error
+
+        self.create_service(
+            SetOperationMode, 'robot_sm/set_operation_mode', self._on_set_operation_mode)
+        self.create_service(SetBool, 'robot_sm/emergency_stop', self._on_emergency_stop)
+
+        self.create_timer(1.0 / config['update_frequency'], self._on_tick)
+        if config['operation_mode_keepalive_rate'] > 0.0:
+            self.create_timer(1.0 / config['operation_mode_keepalive_rate'],
+                              self._publish_mode)
+        self.create_timer(1.0, self._publish_diagnostics)
+        self._publish_mode()
+        self.get_logger().info(
+            f'started in STOPPED; {self._mux.config}; heartbeat '
+            f"{heartbeat_topic or 'off'}; output {'TwistStamped' if self._stamped else 'Twist'}")
+
+    # Inputs -----------------------------------------------------------------------------------
+
+    def _on_autonomy(self, msg: Any) -> None:
+        out = self._mux.autonomy_command(self._to_velocity(msg), self._now())
+        if out is not None:
+            self._publish(out)
+            self._sync_state()
+
+    def _on_teleop(self, msg: Any) -> None:
+        out = self._mux.teleop_command(self._to_velocity(msg), self._now())
+        if out is not None:
+            self._publish(out)
+            self._sync_state()
+
+    def _on_joy(self, msg: Joy) -> None:
+        out = self._mux.joystick(msg.axes, msg.buttons, self._now())
+        if out is not None:
+            self._publish(out)
+            self._sync_state()
+
+    def _on_heartbeat(self, msg: Bool) -> None:
+        out = self._mux.heartbeat(bool(msg.data), self._now())
+        if out is not None:
+            self._publish(out)
+            self._sync_state()
+
+    def _on_tick(self) -> None:
+        self._publish(self._mux.tick(self._now()))
+        self._sync_state()
+        self._warn_dropped()
+
+    # Services ---------------------------------------------------------------------------------
+
+    def _on_set_operation_mode(self, request: SetOperationMode.Request,
+                               response: SetOperationMode.Response) -> SetOperationMode.Response:
+        requested = request.operation_mode
+        answer = self._mux.set_operation_mode(
+            requested.mode, requested.emergency_stop, self._now())
+        return self._answer(answer, response, f'set_operation_mode(mode={requested.mode}, '
+                                              f'emergency_stop={requested.emergency_stop})')
+
+    def _on_emergency_stop(self, request: SetBool.Request,
+                           response: SetBool.Response) -> SetBool.Response:
+        now = self._now()
+        answer = (self._mux.engage('emergency_stop service', now) if request.data
+                  else self._mux.release(now))
+        return self._answer(answer, response, f'emergency_stop({request.data})')
+
+    def _answer(self, answer: Answer, response: Any, request: str) -> Any:
+        if self._state_changed():
+            self._publish(self._mux.output(self._now()))  # before the caller hears back
+            self._sync_state()
+        if answer.success:
+            self.get_logger().info(f'{request}: {answer.message}')
+        else:
+            self.get_logger().warning(f'{request}: {answer.message}')
+        response.success = answer.success
+        response.message = answer.message
+        return response
+
+    # Output -----------------------------------------------------------------------------------
+
+    def _publish(self, velocity: Velocity) -> None:
+        out = self._out
+        if self._stamped:
+            out.header.stamp = self.get_clock().now().to_msg()
+            twist = out.twist
+        else:
+            twist = out
+        linear, angular = twist.linear, twist.angular
+        linear.x, linear.y, linear.z, angular.x, angular.y, angular.z = velocity
+        self._cmd_pub.publish(out)
+
+    def _state_changed(self) -> bool:
+        mux = self._mux
+        return mux.mode is not self._mode or mux.emergency_stop is not self._emergency_stop
+
+    def _sync_state(self) -> None:
+        if not self._state_changed():
+            return
+        mux = self._mux
+        self._mode, self._emergency_stop = mux.mode, mux.emergency_stop
+        self._publish_mode()
+        estop = ', EMERGENCY STOP' if mux.emergency_stop else ''
+        self.get_logger().info(f'mode {mux.mode.name}{estop} ({mux.reason})')
+
+    def _publish_mode(self) -> None:
+        self._mode_pub.publish(
+            OperationMode(mode=int(self._mux.mode), emergency_stop=self._mux.emergency_stop))
+
+    def _warn_dropped(self) -> None:
+        dropped = self._mux.dropped
+        if dropped == self._dropped_reported:
+            return
+        now = self._now()
+        if now - self._last_drop_warning < 1.0:
+            return
+        self._last_drop_warning = now
+        new = dropped - self._dropped_reported
+        self._dropped_reported = dropped
+        counts = ', '.join(f'{name} {stats.dropped}' for name, stats in self._mux.inputs.items()
+                           if stats.dropped)
+        self.get_logger().warning(
+            f'dropped {new} message(s) with NaN or infinite values (totals: {counts})')
+
+    def _publish_diagnostics(self) -> None:
+        now = self._now()
+        status = self._mux.status(now)
+        level, summary = status.level, status.summary
+        values = [
+            ('mode', status.mode.name),
+            ('emergency stop', str(status.emergency_stop).lower()),
+            ('emergency stop reason', status.emergency_stop_reason or '-'),
+            ('active source', status.active_source),
+            ('output', ' '.join(f'{v:.3f}' for v in self._mux.output(now))),
+        ]
+        for report in status.inputs:
+            age = 'never' if report.age is None else f'{report.age:.3f}'
+            values += [
+                (f'{report.name} age (s)', age),
+                (f'{report.name} rate (Hz)', f'{report.rate:.1f}'),
+                (f'{report.name} received', str(report.received)),
+                (f'{report.name} dropped', str(report.dropped)),
+            ]
+        mismatches = self._type_mismatches()
+        if mismatches:
+            level = max(level, Level.WARN)
+            summary += '; ' + '; '.join(mismatches)
+        diagnostic = DiagnosticStatus(
+            level=bytes([int(level)]), name=f'{self.get_name()}: velocity mux',
+            message=summary, hardware_id=self.get_fully_qualified_name(),
+            values=[KeyValue(key=key, value=value) for key, value in values])
+        header = Header(stamp=self.get_clock().now().to_msg())
+        self._diagnostics_pub.publish(DiagnosticArray(header=header, status=[diagnostic]))
+
+    def _type_mismatches(self) -> List[str]:
+        """Name input topics with publishers of another type: those never connect in DDS."""
+        expected = 'geometry_msgs/msg/' + self._in_type.__name__
+        problems = []
+        for subscription in self._velocity_subs.values():
+            topic = subscription.topic_name
+            others = sorted({info.topic_type for info in self.get_publishers_info_by_topic(topic)
+                             if info.topic_type != expected})
+            if others:
+                problems.append(f"{topic} has publishers of {', '.join(others)}, not {expected}")
+        return problems
+
+
+def main(args: Optional[List[str]] = None) -> None:
+    """Run the node until shutdown."""
+    sys.exit(run_node(RobotControlMux, args))
+
+
+if __name__ == '__main__':
+    main()
