@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar
 
 import rclpy
@@ -109,24 +110,33 @@ class Recorder(Generic[MsgT]):
 
 
 class _Spinner:
-    """An executor spinning some nodes in a background thread."""
+    """An executor spinning a node in a background thread; it keeps what the spin raised."""
 
     def __init__(self, executor: Executor, name: str) -> None:
         self.executor = executor
+        self.error: Optional[BaseException] = None
+        self._stopping = False
         self.thread = threading.Thread(target=self._spin, name=name, daemon=True)
         self.thread.start()
 
     def _spin(self) -> None:
         try:
             self.executor.spin()
-        except Exception:  # noqa: B902 - shutdown races end the spin; nothing to report
-            pass
+        except BaseException as error:  # noqa: B902 - reported when the harness shuts down
+            if not self._stopping:
+                self.error = error
+                traceback.print_exc()
 
     def stop(self) -> None:
+        self._stopping = True
         self.executor.shutdown(timeout_sec=2.0)
         self.thread.join(timeout=5.0)
         if self.thread.is_alive():
             raise RuntimeError(f'executor thread {self.thread.name} did not stop')
+        if self.error is not None:
+            raise RuntimeError(f'a callback of {self.thread.name} raised '
+                               f'{type(self.error).__name__}: {self.error} (traceback above); '
+                               'the node stopped spinning') from self.error
 
 
 class RosHarness:
