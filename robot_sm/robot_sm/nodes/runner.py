@@ -1,5 +1,6 @@
 """Start, spin and stop a node of the suite the same way for every executable."""
 
+import signal
 import sys
 import time
 from typing import Callable, List, Optional
@@ -48,6 +49,8 @@ def run_node(
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        # ros2 launch forwards a second SIGINT after the terminal's: finish cleaning up.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
