@@ -40,7 +40,7 @@ class NodeSpec:
 SUITE: Tuple[NodeSpec, ...] = (
     NodeSpec('robot_control_mux', 'robot_sm.nodes.robot_control_mux:RobotControlMux'),
     NodeSpec('service_provider', 'robot_sm.nodes.service_provider:ServiceProvider'),
-    NodeSpec('state_interface', 'robot_sm.nodes.state_interface:StateInterfaceNode'),
+    NodeSpec('state_interface', 'robot_sm.nodes.state_interface:StateInterface'),
 )
 #: The simulated robot: wheels from cmd_vel, and the simulation itself.
 SIMULATION: Tuple[NodeSpec, ...] = (

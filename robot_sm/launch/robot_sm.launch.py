@@ -1,0 +1,53 @@
+"""
+Launch the robot_sm suite: robot_control_mux, service_provider and state_interface.
+
+    ros2 launch robot_sm robot_sm.launch.py namespace:=robot1 params_file:=my_robot.yaml
+
+Arguments: ``namespace`` (moves every topic and service of the suite), ``params_file`` (default
+``config/robot_sm.yaml``), ``use_sim_time``, and the plugin names ``navigation_plugin``,
+``calculate_goal_plugin`` and ``mapping_plugin`` (empty: keep the parameter file's value).
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+from robot_sm.bringup import SUITE
+
+PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
+
+
+def _nodes(context, *args, **kwargs):
+    """Create the suite's nodes with the resolved arguments."""
+    namespace = LaunchConfiguration('namespace').perform(context)
+    params_file = LaunchConfiguration('params_file').perform(context)
+    use_sim_time = LaunchConfiguration('use_sim_time').perform(context).lower() == 'true'
+    plugins = {name: LaunchConfiguration(name).perform(context) for name in PLUGIN_ARGUMENTS}
+    nodes = []
+    for spec in SUITE:
+        overrides = {'use_sim_time': use_sim_time, **spec.parameters}
+        if spec.executable == 'state_interface':
+            overrides.update({name: value for name, value in plugins.items() if value})
+        nodes.append(Node(
+            package='robot_sm', executable=spec.executable, name=spec.executable,
+            namespace=namespace, parameters=[params_file, overrides],
+            remappings=list(spec.remappings), output='screen', emulate_tty=True))
+    return nodes
+
+
+def generate_launch_description() -> LaunchDescription:
+    """Declare the arguments and the nodes of the suite."""
+    default_params = FindPackageShare('robot_sm').find('robot_sm') + '/config/robot_sm.yaml'
+    return LaunchDescription([
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='Namespace of every node, topic and service'),
+        DeclareLaunchArgument('params_file', default_value=default_params,
+                              description='ROS parameter file for the suite'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='Follow /clock instead of the system clock'),
+        *[DeclareLaunchArgument(name, default_value='',
+                                description=f'Plugin for {name} (empty: the params file)')
+          for name in PLUGIN_ARGUMENTS],
+        OpaqueFunction(function=_nodes),
+    ])

@@ -1,0 +1,90 @@
+"""
+The CalculateGoal plugin: choose the next exploration goal from the map's frontiers.
+
+It searches the ``map`` topic for frontiers reachable from the robot (explore_lite's method,
+:mod:`robot_sm.exploration`), publishes them on ``robot_sm/exploration_goals`` (for the service
+provider's goal-obsolete check and for RViz), skips goals near the service provider's failed
+goals, and drives to the lowest-cost one, facing from the robot. No frontier left: "exploration
+finished" and Idle. No map or robot pose within ``map_timeout``: Idle with the reason.
+"""
+
+from typing import Any, List, Tuple
+
+from geometry_msgs.msg import PoseArray
+from robot_sm.exploration import FrontierSearch, select_goal
+from robot_sm.plugins.conversions import grid_from_msg, pose2d, pose_msg, stamp
+from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.statemachine.behaviours import CalculateGoalState
+from robot_sm.statemachine.calls import PendingCall
+
+
+class CalculateGoal(CalculateGoalState):
+    """Pick the best frontier as the next exploration goal."""
+
+    NAME = 'Calculate Goal'
+    PARAMETERS = (
+        StateParameter('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose in '
+                       'the map frame.'),
+        StateParameter('min_frontier_size', 0.3, 'Shortest frontier worth exploring (m).',
+                       minimum=0.0),
+        StateParameter('potential_scale', 3.0, 'Weight of the distance to a frontier (per m).'),
+        StateParameter('gain_scale', 1.0, 'Weight of the size of a frontier (per m).'),
+        StateParameter('blacklist_radius', 0.5, 'Frontier goals this close to a failed goal are '
+                       'skipped (m, Euclidean).', minimum=0.0),
+        StateParameter('map_timeout', 5.0, 'Seconds to wait for a map and a robot pose.',
+                       minimum=0.1),
+    )
+
+    def start(self) -> None:
+        """Subscribe to the map and pose; ask for the failed goals."""
+        context = self.context
+        self._started = context.now()
+        self._map = context.subscribe('map', 'nav_msgs/msg/OccupancyGrid', qos='state')
+        self._pose = context.subscribe(context.parameter('pose_topic'),
+                                       'nav_msgs/msg/Odometry', qos='sensor')
+        self._goals = context.publisher('robot_sm/exploration_goals',
+                                        'geometry_msgs/msg/PoseArray')
+        self._failed: PendingCall = context.call('robot_sm/get_failed_goals',
+                                                 'robot_sm_msgs/srv/GetFailedGoals')
+        self._search = FrontierSearch(
+            min_frontier_size=context.parameter('min_frontier_size'),
+            potential_scale=context.parameter('potential_scale'),
+            gain_scale=context.parameter('gain_scale'))
+
+    def update(self) -> None:
+        """Choose a goal once the map, the pose and the failed goals are in."""
+        context = self.context
+        waited = context.now() - self._started
+        if self._map.latest is None or self._pose.latest is None:
+            if waited > context.parameter('map_timeout'):
+                missing = 'map' if self._map.latest is None else 'robot pose'
+                self.abort(f"no {missing} within {context.parameter('map_timeout'):g} s")
+            return
+        if not self._failed.done():
+            return
+        failed: List[Tuple[float, float]] = []
+        if self._failed.ok:
+            failed = [(p.position.x, p.position.y)
+                      for p in self._failed.response.failed_goals.poses]
+        else:
+            context.logger.warning(f'no failed goals ({self._failed.describe()}): none skipped')
+        robot = pose2d(self._pose.latest.pose.pose)
+        frontiers = self._search.search(grid_from_msg(self._map.latest), robot)
+        self._publish_goals([f.goal(robot) for f in frontiers])
+        best = select_goal(frontiers, failed, context.parameter('blacklist_radius'))
+        if best is None:
+            skipped = f' ({len(frontiers)} near failed goals)' if frontiers else ''
+            context.logger.info(f'exploration finished: no frontier left{skipped}')
+            self.abort('exploration finished')
+            return
+        goal = best.goal(robot)
+        context.logger.info(f'next goal ({goal.x:.2f}, {goal.y:.2f}): frontier of '
+                            f'{best.size:.2f} m at {best.distance:.2f} m')
+        self.navigate_to(pose_msg(goal))
+
+    def _publish_goals(self, goals: List[Any]) -> None:
+        msg = PoseArray()
+        msg.header.frame_id = self.context.map_frame
+        msg.header.stamp = stamp(self.context.now())
+        msg.poses = [pose_msg(goal) for goal in goals]
+        self._goals.publish(msg)

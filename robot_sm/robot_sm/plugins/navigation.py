@@ -1,0 +1,174 @@
+"""
+The Navigation plugin: drive to the goal the state was created with.
+
+With ``use_nav2`` true and Nav2 installed, the goal goes to Nav2's ``NavigateToPose`` action
+(with a server-connection timeout). Otherwise the built-in navigator plans on the ``map`` topic
+(an inflated costmap and a shortest path, replanned as the map grows) and follows the plan with
+pure pursuit on ``autonomy/cmd_vel``, taking the robot pose from ``pose_topic``. RSM's stuck
+handling is kept with its bugs fixed: x, y and the wrapped yaw are compared, one unstuck attempt
+(backing off, then replanning), then the goal fails.
+
+In exploration's interrupt mode, ``robot_sm/goal_obsolete`` ends the goal: to Mapping if the
+robot moved, else to Calculate Goal. Only a flag published after this goal was stored counts, so
+a stale flag of the previous goal never ends a fresh one.
+"""
+
+from typing import List, Optional, Tuple
+
+from robot_sm.navigation import (
+    GridNavigator,
+    NavigationStatus,
+    NavigatorConfig,
+    VelocityCommand,
+)
+from robot_sm.planar import Pose2D
+from robot_sm.plugins.conversions import grid_from_msg, path_msg, pose2d, twist
+from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.statemachine.constants import GoalStatus, NavigationMode, OperationMode, Role
+from robot_sm.statemachine.navigation_state import NavigationState
+
+TWIST = 'geometry_msgs/msg/Twist'
+
+
+class Navigation(NavigationState):
+    """Drive to the goal with the built-in planner and pure pursuit (or Nav2)."""
+
+    NAME = 'Navigation'
+    PARAMETERS = (
+        StateParameter('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose in '
+                       'the map frame (the built-in navigator).'),
+        StateParameter('max_linear_speed', 0.3, 'Top forward speed (m/s).', minimum=0.01),
+        StateParameter('max_angular_speed', 1.5, 'Top turn rate (rad/s).', minimum=0.01),
+        StateParameter('robot_radius', 0.12, 'Radius of the robot for planning (m).',
+                       minimum=0.0),
+        StateParameter('inflation_radius', 0.35, 'Distance from obstacles with a cost (m).',
+                       minimum=0.0),
+        StateParameter('xy_tolerance', 0.1, 'Distance at which the goal is reached (m).',
+                       minimum=0.01),
+        StateParameter('yaw_tolerance', 0.2, 'Heading error at which the goal is reached (rad).',
+                       minimum=0.01),
+        StateParameter('pose_tolerance', 0.1, 'Movement (m in x or y, rad in yaw) that counts '
+                       'as progress for stuck detection.', minimum=0.0),
+        StateParameter('idle_timer_duration', 10.0, 'Seconds without progress before the '
+                       'robot counts as stuck.', minimum=0.1),
+        StateParameter('unstuck_timer_duration', 2.0, 'Seconds of backing off in the one '
+                       'unstuck attempt.', minimum=0.0),
+        StateParameter('exploration_goal_radius', 0.35, 'An exploration goal in an obstacle '
+                       'is moved to the nearest free point within this distance (m).',
+                       minimum=0.0),
+        StateParameter('startup_timeout', 5.0, 'Seconds to wait for the first map and pose '
+                       'before the goal fails.', minimum=0.1),
+        StateParameter('use_nav2', False, "Use Nav2's NavigateToPose action instead of the "
+                       'built-in navigator (needs nav2_msgs).'),
+    )
+
+    def start(self) -> None:
+        """Subscribe to what driving needs and set up the navigator."""
+        assert self.goal is not None
+        context = self.context
+        self._started = context.now()
+        self._start_pose: Optional[Pose2D] = None
+        self._obsolete = False
+        self._map_msg = None
+        self._published_path: List[Tuple[float, float]] = []
+        self._reverse = context.subscribe('robot_sm/reverse_mode', 'std_msgs/msg/Bool',
+                                          qos='state')
+        self._mode = context.subscribe('robot_sm/operation_mode',
+                                       'robot_sm_msgs/msg/OperationMode', qos='state')
+        self._obsolete_flag = None
+        if self.goal.mode == NavigationMode.EXPLORATION:
+            self._obsolete_flag = context.subscribe('robot_sm/goal_obsolete',
+                                                    'std_msgs/msg/Bool', qos='state')
+        if context.parameter('use_nav2'):
+            context.logger.error('use_nav2 is set, but the Nav2 bridge needs nav2_msgs and an '
+                                 'action client: using the built-in navigator')
+        exploring = self.goal.mode == NavigationMode.EXPLORATION
+        config = NavigatorConfig(
+            robot_radius=context.parameter('robot_radius'),
+            inflation_radius=max(context.parameter('inflation_radius'),
+                                 context.parameter('robot_radius')),
+            max_linear=context.parameter('max_linear_speed'),
+            max_angular=context.parameter('max_angular_speed'),
+            xy_tolerance=context.parameter('xy_tolerance'),
+            yaw_tolerance=context.parameter('yaw_tolerance'),
+            use_goal_yaw=not exploring,
+            pose_tolerance=context.parameter('pose_tolerance'),
+            idle_timeout=max(context.parameter('idle_timer_duration'),
+                             context.parameter('unstuck_timer_duration') + 1.0),
+            unstuck_duration=context.parameter('unstuck_timer_duration'),
+            goal_relax_radius=context.parameter('exploration_goal_radius') if exploring else 0.0,
+        )
+        self._navigator = GridNavigator(config)
+        self._navigator.set_goal(pose2d(self.goal.pose))
+        self._cmd = context.publisher('autonomy/cmd_vel', TWIST, 'command')
+        self._plan = context.publisher('robot_sm/plan', 'nav_msgs/msg/Path', 'state')
+        self._map = context.subscribe('map', 'nav_msgs/msg/OccupancyGrid', qos='state')
+        self._pose = context.subscribe(context.parameter('pose_topic'),
+                                       'nav_msgs/msg/Odometry', qos='sensor')
+
+    def _goal_obsolete(self) -> bool:
+        """Tell whether the service provider says this exploration goal is no longer a frontier."""
+        flag = self._obsolete_flag
+        stored = self._stored
+        if flag is None or flag.latest is None or not flag.latest.data:
+            return False
+        if stored is None or not stored.done() or not stored.succeeded:
+            return False
+        # Only a flag that came after the goal was stored belongs to this goal.
+        return flag.received_at is not None and flag.received_at >= self._stored_at
+
+    def update(self) -> None:
+        """Drive one tick; end with succeed() or fail() when the navigator says so."""
+        context = self.context
+        now = context.now()
+        stored = self._stored
+        if stored is not None and stored.done() and not hasattr(self, '_stored_at'):
+            self._stored_at = now
+        if self._map.latest is not None and self._map.latest is not self._map_msg:
+            self._map_msg = self._map.latest
+            self._navigator.set_map(grid_from_msg(self._map_msg))
+        odometry = self._pose.latest
+        if odometry is None or self._map_msg is None:
+            if now - self._started > context.parameter('startup_timeout'):
+                missing = 'robot pose' if odometry is None else 'map'
+                topic = context.parameter('pose_topic') if odometry is None else 'map'
+                self.fail(f'no {missing} on {topic} within '
+                          f"{context.parameter('startup_timeout'):g} s")
+            return
+        pose = pose2d(odometry.pose.pose)
+        if self._start_pose is None:
+            self._start_pose = pose
+        if self._goal_obsolete():
+            self._obsolete = True
+            self.abort('the exploration goal is no longer a frontier')
+            return
+        if self._reverse.latest is not None:
+            self._navigator.set_reverse(bool(self._reverse.latest.data))
+        mode = self._mode.latest
+        self._navigator.set_allowed_to_move(
+            mode is not None and mode.mode == OperationMode.AUTONOMOUS
+            and not mode.emergency_stop)
+        step = self._navigator.step(pose, now)
+        self._cmd.publish(twist(step.command))
+        if self._navigator.path != self._published_path:
+            self._published_path = list(self._navigator.path)
+            self._plan.publish(path_msg(self._published_path, context.map_frame, now))
+        if step.status == NavigationStatus.SUCCEEDED:
+            self.succeed()
+        elif step.status == NavigationStatus.FAILED:
+            self.fail(step.message)
+
+    def stop(self) -> None:
+        """Command zero velocity when the state is left, whatever the reason."""
+        self._cmd.publish(twist(VelocityCommand()))
+
+    def next_state(self, status: GoalStatus) -> bool:
+        """After an obsolete exploration goal: Mapping if the robot moved, else Calculate Goal."""
+        if self._obsolete and self.goal is not None:
+            moved = (self._start_pose is not None and self._pose.latest is not None
+                     and pose2d(self._pose.latest.pose.pose).distance_to(self._start_pose)
+                     > self.context.parameter('pose_tolerance'))
+            if moved:
+                return self.transition(Role.MAPPING, goal=self.goal)
+            return self.transition(Role.CALCULATE_GOAL)
+        return super().next_state(status)

@@ -1,0 +1,62 @@
+"""
+Waypoint routines: what the robot does on arrival at a waypoint that names one.
+
+A waypoint whose routine is ``Wait`` runs the plugin ``WaitRoutine``; the service provider's
+``waypoint_routines`` parameter lists the names operators may choose.
+"""
+
+from typing import Optional
+
+from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.statemachine.behaviours import RoutineState
+from robot_sm.statemachine.calls import PendingCall
+
+TRIGGER = 'std_srvs/srv/Trigger'
+SET_BOOL = 'std_srvs/srv/SetBool'
+
+
+class WaitRoutine(RoutineState):
+    """Wait at the waypoint for ``wait_duration`` seconds."""
+
+    NAME = 'Waiting'
+    PARAMETERS = (StateParameter('wait_duration', 3.0, 'Seconds to wait at the waypoint.',
+                                 minimum=0.0),)
+
+    def start(self) -> None:
+        """Note when the wait ends."""
+        self._until = self.context.now() + self.context.parameter('wait_duration')
+
+    def update(self) -> None:
+        """Succeed once the time is up."""
+        if self.context.now() >= self._until:
+            self.succeed()
+
+
+class ReversingRoutine(RoutineState):
+    """Toggle reverse driving (the robot drives backwards to the next waypoints, or stops to)."""
+
+    NAME = 'Reversing'
+
+    def start(self) -> None:
+        """Ask the service provider for the current driving direction."""
+        self._get: PendingCall = self.context.call('robot_sm/get_reverse_mode', TRIGGER)
+        self._set: Optional[PendingCall] = None
+
+    def update(self) -> None:
+        """Flip the direction once it is known; succeed when the change was accepted."""
+        if self._set is None:
+            if not self._get.done():
+                return
+            if not self._get.ok:
+                self.fail(f'cannot read the reverse mode: {self._get.describe()}')
+                return
+            reverse = bool(self._get.response.success)
+            self._set = self.context.call('robot_sm/set_reverse_mode', SET_BOOL,
+                                          {'data': not reverse})
+            return
+        if not self._set.done():
+            return
+        if self._set.succeeded:
+            self.succeed()
+        else:
+            self.fail(f'reverse mode not changed: {self._set.describe()}')
