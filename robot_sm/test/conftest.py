@@ -9,6 +9,8 @@ fails if it leaves a thread running.
 
 import itertools
 import os
+import pathlib
+import sys
 import threading
 from typing import Iterator
 
@@ -17,6 +19,10 @@ import pytest
 from robot_sm.testing import RosHarness
 
 _namespaces = itertools.count()
+
+#: A plugin package installed the way robot packages are (a module and its entry points).
+TEST_PLUGINS = pathlib.Path(__file__).parent / 'fixtures' / 'plugins'
+sys.path.insert(0, str(TEST_PLUGINS))
 
 
 def pytest_configure(config: pytest.Config) -> None:

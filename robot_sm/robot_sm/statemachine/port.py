@@ -1,0 +1,83 @@
+"""
+What states may use of ROS: the context injected into every state.
+
+The engine never imports rclpy. The state interface node implements :class:`Context` over
+rclpy (``robot_sm.nodes.state_interface``); tests implement it over plain Python. Message and
+service types are named as strings (``'std_srvs/srv/Trigger'``) and requests are given as
+dictionaries of fields, so that a state needs no ROS import either.
+"""
+
+from typing import Any, Mapping, Optional, Protocol
+
+
+class Logger(Protocol):
+    """The subset of rclpy's logger states use."""
+
+    def debug(self, message: str) -> Any:
+        """Log a debug message."""
+
+    def info(self, message: str) -> Any:
+        """Log an informational message."""
+
+    def warning(self, message: str) -> Any:
+        """Log a warning."""
+
+    def error(self, message: str) -> Any:
+        """Log an error."""
+
+
+class Publisher(Protocol):
+    """A topic a state publishes on."""
+
+    def publish(self, message: Any) -> None:
+        """Send ``message``."""
+
+
+class Subscription(Protocol):
+    """The newest message on a topic, kept for the state to read on its ticks."""
+
+    @property
+    def latest(self) -> Any:
+        """Return the newest message, or None before the first."""
+
+    @property
+    def received_at(self) -> Optional[float]:
+        """Return the time (state machine clock) the newest message arrived, or None."""
+
+
+class Context(Protocol):
+    """Everything a state reaches outside itself: time, logs, services, topics, parameters."""
+
+    #: Frame of goals and poses (the state interface's ``map_frame``).
+    map_frame: str
+
+    @property
+    def logger(self) -> Logger:
+        """Give the node's logger."""
+
+    def now(self) -> float:
+        """Return the time in seconds: the node clock, which follows ``use_sim_time``."""
+
+    def parameter(self, name: str) -> Any:
+        """Return the state's parameter ``name`` (declared as ``<plugin>.<name>``)."""
+
+    def call(self, service: str, srv_type: str, request: Optional[Mapping[str, Any]] = None,
+             timeout: float = 5.0) -> Any:
+        """Start a service call; return its :class:`~robot_sm.statemachine.calls.PendingCall`."""
+
+    def service_ready(self, service: str, srv_type: str) -> bool:
+        """Return True if a server of ``service`` is available now (does not wait)."""
+
+    def publisher(self, topic: str, msg_type: str, qos: str = 'default') -> Publisher:
+        """
+        Give the publisher of ``topic`` (created once per topic and type, shared).
+
+        ``qos`` is ``'command'`` (reliable, depth 1), ``'state'`` (transient local),
+        ``'sensor'`` (best effort) or ``'default'``.
+        """
+
+    def subscribe(self, topic: str, msg_type: str, qos: str = 'default') -> Subscription:
+        """Return the subscription to ``topic`` (created once and shared between states)."""
+
+    def message(self, msg_type: str, **fields: Any) -> Any:
+        """Return a new message of ``msg_type`` with ``fields`` set (nested as dictionaries)."""

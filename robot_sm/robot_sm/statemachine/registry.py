@@ -1,0 +1,116 @@
+"""
+Plugin states from the entry-point group ``robot_sm.states``, pluginlib-style.
+
+A robot package adds a state with one line in its ``setup.py``::
+
+    entry_points={'robot_sm.states': ['MyMapping = my_robot.states:MyMapping']}
+
+and names it in a parameter of the state interface (``mapping_plugin: MyMapping``). The
+built-in states are registered in the same group, so a package can replace one (its own Boot,
+say, with ``boot_state``). Plugins are listed without importing them; a missing or failing
+plugin gives Idle, with an error that names the plugin and the reason.
+"""
+
+from importlib.metadata import entry_points, EntryPoint
+from typing import Callable, Dict, List, Mapping, Optional, Type
+
+from robot_sm.statemachine.base_state import BaseState
+from robot_sm.statemachine.constants import (
+    ENTRY_POINT_GROUP,
+    Role,
+    ROLE_PARAMETERS,
+    ROUTINE_SUFFIX,
+)
+from robot_sm.statemachine.goal import NavigationGoal
+from robot_sm.statemachine.port import Context, Logger
+
+
+class PluginError(LookupError):
+    """A plugin that cannot be loaded; the message names it and says why."""
+
+
+def installed_plugins() -> Dict[str, str]:
+    """Return ``{name: 'module:Class'}`` of every installed plugin state, without importing."""
+    return {entry.name: entry.value for entry in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def routine_plugin(routine: str) -> str:
+    """Return the plugin that runs waypoint routine ``routine``: ``Wait`` → ``WaitRoutine``."""
+    return f'{routine}{ROUTINE_SUFFIX}'
+
+
+class PluginRegistry:
+    """Loads plugin classes by name (once each) from the installed entry points."""
+
+    def __init__(self, extra: Optional[Mapping[str, Type[BaseState]]] = None) -> None:
+        self._entries: Dict[str, EntryPoint] = {
+            entry.name: entry for entry in entry_points(group=ENTRY_POINT_GROUP)}
+        self._classes: Dict[str, Type[BaseState]] = dict(extra or {})
+
+    def names(self) -> List[str]:
+        """Return the names of all plugins, sorted."""
+        return sorted(set(self._entries) | set(self._classes))
+
+    def load(self, name: str) -> Type[BaseState]:
+        """
+        Return the class of plugin ``name``.
+
+        :raises PluginError: if it is not installed, cannot be imported or is not a state.
+        """
+        if name in self._classes:
+            return self._classes[name]
+        entry = self._entries.get(name)
+        if entry is None:
+            known = ', '.join(self.names()) or 'none'
+            raise PluginError(f"plugin '{name}' is not installed (entry-point group "
+                              f'{ENTRY_POINT_GROUP}: {known})')
+        try:
+            loaded = entry.load()
+        except Exception as error:  # noqa: B902 - any import failure is reported the same way
+            raise PluginError(f"plugin '{name}' ({entry.value}) cannot be imported: "
+                              f'{type(error).__name__}: {error}') from error
+        if not (isinstance(loaded, type) and issubclass(loaded, BaseState)):
+            raise PluginError(f"plugin '{name}' ({entry.value}) is not a BaseState subclass")
+        self._classes[name] = loaded
+        return loaded
+
+
+class StateCreator:
+    """The state machine's factory: the plugin of each role, created with its context."""
+
+    def __init__(self, registry: PluginRegistry, plugins: Mapping[Role, str],
+                 context_for: Callable[[str], Context], logger: Logger,
+                 idle_class: Type[BaseState],
+                 on_error: Callable[[str], None] = lambda message: None) -> None:
+        self._registry = registry
+        self._plugins = dict(plugins)
+        self._context_for = context_for
+        self._logger = logger
+        self._idle_class = idle_class
+        self._on_error = on_error
+
+    def plugin_for(self, role: Role, routine: str = '') -> str:
+        """Return the name of the plugin that plays ``role``."""
+        if role is Role.ROUTINE:
+            return routine_plugin(routine)
+        return self._plugins.get(role, ROLE_PARAMETERS[role][1])
+
+    def create(self, role: Role, goal: Optional[NavigationGoal] = None,
+               routine: str = '') -> BaseState:
+        """Return a new state for ``role``; Idle (with an error) if its plugin fails."""
+        name = self.plugin_for(role, routine)
+        try:
+            return self._registry.load(name)(self._context_for(name), goal)
+        except Exception as error:  # noqa: B902 - a plugin's constructor may raise anything
+            message = (str(error) if isinstance(error, PluginError) else
+                       f"plugin '{name}' could not be created: {type(error).__name__}: {error}")
+            message = f'{message}; the {role.value} state falls back to Idle'
+            self._logger.error(message)
+            self._on_error(message)
+            if role is Role.IDLE:
+                return self.fallback()
+            return self.create(Role.IDLE)
+
+    def fallback(self) -> BaseState:
+        """Return the built-in Idle state."""
+        return self._idle_class(self._context_for(''), None)

@@ -1,0 +1,197 @@
+"""
+The state_interface node over real DDS, with the real mux and service provider running.
+
+Navigation is the test package's ``ScriptedNavigation`` plugin (loaded through its entry point),
+so these tests see the state machine's behaviour without a simulated robot.
+"""
+
+import math
+import time
+from typing import Any, Dict, Iterator, Optional
+
+from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist, Vector3
+import pytest
+from robot_sm import qos
+from robot_sm.nodes.robot_control_mux import RobotControlMux
+from robot_sm.nodes.service_provider import ServiceProvider
+from robot_sm.nodes.state_interface import StateInterface
+from robot_sm.testing import Recorder, RosHarness
+from robot_sm_msgs.msg import OperationMode
+from robot_sm_msgs.srv import AddWaypoint, GetNavigationGoal, GetWaypoints, SetOperationMode
+from std_msgs.msg import String
+from std_srvs.srv import SetBool, Trigger
+
+TICK = 0.05  # update_frequency 20 Hz
+#: Time DDS may take to carry the e-stop to the state interface on a loaded 2-core machine.
+TRANSPORT = 0.05
+WAIT = 10.0
+
+
+class Suite:
+    """The mux, the service provider and the state interface, with the probe watching."""
+
+    def __init__(self, ros: RosHarness, state_parameters: Optional[Dict[str, Any]] = None):
+        self.ros = ros
+        self.states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
+        self.outcomes: Recorder[String] = ros.record(String, 'robot_sm/state_outcome',
+                                                     qos.STATE)
+        ros.start_node(RobotControlMux)
+        ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic',
+                                         'waypoint_routines': ['Scripted']})
+        parameters = {'navigation_plugin': 'ScriptedNavigation',
+                      'ScriptedNavigation.drive_ticks': 4}
+        parameters.update(state_parameters or {})
+        self.node = ros.start_node(StateInterface, parameters)
+        self.wait_state('Idle')
+
+    def wait_state(self, name: str, after: float = 0.0, timeout: float = WAIT) -> float:
+        """Wait for ``name`` on robot_sm/state_info; return when it arrived."""
+        self.states.wait_for(lambda m: m.data == name, timeout=timeout, after=after)
+        return next(t for t, m in reversed(self.states.stamped) if m.data == name)
+
+    def add_waypoint(self, x: float, y: float, routine: str = '') -> None:
+        request = AddWaypoint.Request(position=-1)
+        request.waypoint.pose = Pose(position=Point(x=x, y=y), orientation=Quaternion(w=1.0))
+        request.waypoint.routine = routine
+        assert self.ros.call(AddWaypoint, 'robot_sm/add_waypoint', request).success
+
+    def waypoints(self) -> Any:
+        return self.ros.call(GetWaypoints, 'robot_sm/get_waypoints').waypoint_array
+
+    def set_mode(self, mode: int) -> None:
+        request = SetOperationMode.Request()
+        request.operation_mode.mode = mode
+        assert self.ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request).success
+
+    def following(self, start: bool) -> Any:
+        return self.ros.call(SetBool, 'robot_sm/start_stop_waypoint_following',
+                             SetBool.Request(data=start))
+
+    def estop(self, engaged: bool) -> float:
+        response = self.ros.call(SetBool, 'robot_sm/emergency_stop',
+                                 SetBool.Request(data=engaged))
+        assert response.success, response.message
+        return time.monotonic()
+
+
+@pytest.fixture
+def suite(ros: RosHarness) -> Iterator[Suite]:
+    yield Suite(ros)
+
+
+def test_boot_is_published_then_idle_and_the_service_answers(suite: Suite) -> None:
+    names = [m.data for m in suite.states.messages]
+    assert names[:2] == ['Boot', 'Idle']
+    answer = suite.ros.call(Trigger, 'robot_sm/state_info')
+    assert (answer.success, answer.message) == (True, 'Idle')
+    # A late subscriber still learns the state: the topic is transient local.
+    late = suite.ros.record(String, 'robot_sm/state_info', qos.STATE)
+    assert late.wait_for(timeout=WAIT).data == 'Idle'
+
+
+def test_waypoint_following_single_round_visits_every_waypoint(suite: Suite) -> None:
+    for x in (1.0, 2.0, 3.0):
+        suite.add_waypoint(x, 0.0)
+    answer = suite.following(True)
+    assert (answer.success, answer.message) == (True, 'Waypoint following started')
+    suite.wait_state('W: Navigation')
+    start = time.monotonic()
+    suite.wait_state('Idle', after=start)
+    assert all(w.visited for w in suite.waypoints().waypoints)
+    names = [m.data for m in suite.states.messages]
+    assert names.count('W: Navigation') == 3
+    suite.outcomes.wait_for(
+        lambda m: m.data == 'W: Waypoint Following: waypoint following finished')
+
+
+def test_estop_during_waypoint_following_stops_within_a_tick_and_release_gives_idle(
+        suite: Suite) -> None:
+    suite.add_waypoint(1.0, 0.0)
+    suite.add_waypoint(2.0, 0.0)
+    suite.set_mode(OperationMode.AUTONOMOUS)
+    assert suite.following(True).success
+    suite.wait_state('W: Navigation')
+    engaged = suite.estop(True)
+    arrived = suite.wait_state('Emergency Stop', after=engaged - 1.0)
+    assert arrived - engaged < TICK + TRANSPORT
+    answer = suite.following(True)
+    assert (answer.success, answer.message) == (False, 'Emergency Stop')
+    released = suite.estop(False)
+    suite.wait_state('Idle', after=released)
+    # Release never resumes the activity: the robot stays in Idle.
+    time.sleep(5 * TICK)
+    assert suite.states.last.data == 'Idle'
+    # The interrupted waypoint was left as it was (ABORTED), to be visited on the next start.
+    assert not suite.waypoints().waypoints[0].visited
+
+
+def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(suite: Suite) -> None:
+    teleop = suite.ros.publisher(Twist, 'teleoperation/cmd_vel', qos.COMMAND_OUT)
+    suite.ros.wait_for_subscribers(teleop)
+    sent = time.monotonic()
+    for _ in range(5):
+        teleop.publish(Twist(linear=Vector3(x=0.2)))
+        time.sleep(0.02)
+    suite.wait_state('Teleoperation', after=sent)
+    answer = suite.following(True)
+    assert (answer.success, answer.message) == (False, 'Teleoperation active')
+    last = time.monotonic()
+    idle = suite.wait_state('Idle', after=last)
+    # The mux falls back after teleoperation_idle_timer (0.5 s); the state follows in a tick.
+    assert 0.4 < idle - last < 0.5 + 3 * TICK + TRANSPORT
+
+
+def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: RosHarness) -> None:
+    suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 40})
+    suite.add_waypoint(1.0, 0.0)
+    suite.add_waypoint(2.0, 0.0)
+    assert suite.following(True).success
+    suite.wait_state('W: Navigation')
+    goal = ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+    ros.wait_for_subscribers(goal)
+    message = PoseStamped()
+    message.header.frame_id = 'map'
+    message.pose = Pose(position=Point(x=4.0, y=-1.5),
+                        orientation=Quaternion(z=math.sin(0.5), w=math.cos(0.5)))
+    sent = time.monotonic()
+    goal.publish(message)
+    suite.wait_state('G: Navigation', after=sent)
+    stored = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
+    assert stored.navigation_mode == 2
+    assert (stored.goal.position.x, stored.goal.position.y) == (4.0, -1.5)
+    suite.wait_state('Idle', after=sent)
+    # The interrupted waypoint goal was aborted, not marked; following is not resumed.
+    assert [w.visited for w in suite.waypoints().waypoints] == [False, False]
+
+
+def test_bad_simple_goals_change_nothing(suite: Suite) -> None:
+    goal = suite.ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+    suite.ros.wait_for_subscribers(goal)
+    nan_goal = PoseStamped()
+    nan_goal.header.frame_id = 'map'
+    nan_goal.pose.position.x = math.nan
+    nan_goal.pose.orientation.w = 1.0
+    goal.publish(nan_goal)
+    assert 'NaN' in suite.outcomes.wait_for(lambda m: 'ignored' in m.data).data
+    zero_quaternion = PoseStamped()
+    zero_quaternion.header.frame_id = 'map'
+    zero_quaternion.pose.orientation.w = 0.0
+    goal.publish(zero_quaternion)
+    suite.outcomes.wait_for(lambda m: 'quaternion' in m.data)
+    time.sleep(3 * TICK)
+    assert suite.states.last.data == 'Idle'
+
+
+def test_stop_2d_nav_goal_answers_whether_a_goal_was_stopped(ros: RosHarness) -> None:
+    suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 1000})
+    answer = ros.call(Trigger, 'robot_sm/stop_2d_nav_goal')
+    assert (answer.success, answer.message) == (False, 'No simple goal running (Idle)')
+    goal = ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+    ros.wait_for_subscribers(goal)
+    message = PoseStamped()
+    message.pose.orientation.w = 1.0
+    goal.publish(message)
+    suite.wait_state('G: Navigation')
+    answer = ros.call(Trigger, 'robot_sm/stop_2d_nav_goal')
+    assert (answer.success, answer.message) == (True, 'Simple goal stopped')
+    suite.wait_state('Idle', after=time.monotonic() - TICK)
