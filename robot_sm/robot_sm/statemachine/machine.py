@@ -124,7 +124,7 @@ class StateMachine:
         self._publish_state(state.name)
         if self._condition is not None:
             # The e-stop or teleoperation still holds: the new state hears of it once.
-            self._deliver(self._condition)
+            self.interrupt(self._condition)
 
     def _run(self, state: BaseState, hook: Callable[[], Any], hook_name: str,
              exiting: bool = False) -> bool:
@@ -206,13 +206,13 @@ class StateMachine:
             if condition == self._condition:
                 return
             self._condition = condition
-            self._deliver(Interrupt.INTERRUPT_END if condition is None else condition)
+            self.interrupt(Interrupt.INTERRUPT_END if condition is None else condition)
 
     def on_simple_goal(self, pose: Any) -> bool:
         """Deliver a simple goal (a ``geometry_msgs/Pose`` in the map frame) once."""
         with self._lock:
             self.simple_goal = NavigationGoal(pose, NavigationMode.SIMPLE_GOAL)
-            taken = self._deliver(Interrupt.SIMPLE_GOAL)
+            taken = self.interrupt(Interrupt.SIMPLE_GOAL)
             if not taken and self.state is not None:
                 self._logger.info(f'simple goal ignored in {self.state.name}')
             return taken
@@ -220,11 +220,11 @@ class StateMachine:
     def stop_simple_goal(self) -> Answer:
         """Deliver SIMPLE_GOAL_STOP; answer whether a simple goal was stopped."""
         with self._lock:
-            if self._deliver(Interrupt.SIMPLE_GOAL_STOP):
+            if self.interrupt(Interrupt.SIMPLE_GOAL_STOP):
                 return True, 'Simple goal stopped'
             return False, f'No simple goal running ({self.state_name or "no state yet"})'
 
-    def _deliver(self, interrupt: Interrupt) -> bool:
+    def interrupt(self, interrupt: Interrupt) -> bool:
         """Deliver ``interrupt`` to the current state; return True if it requested a state."""
         state = self.state
         if state is None:
