@@ -131,6 +131,10 @@ def _check(result: Any, what: str) -> Any:
 
 def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
                  files: List[pathlib.Path]) -> SuiteProcess:
+    import rclpy.logging
+    for spec in list(SUITE) + list(SIMULATION):
+        # The demo prints its own progress lines: the nodes only speak up for warnings.
+        rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
     sim = {'world': world, **overrides.get('robot_sim', {})}
     return SuiteProcess(list(SUITE) + list(SIMULATION), files, {**overrides, 'robot_sim': sim})
 

@@ -43,7 +43,8 @@ def limit_wheel_speeds(wheels: FloatArray, max_speed: float) -> FloatArray:
     returned unchanged.
     """
     peak = np.max(np.abs(wheels), axis=-1, keepdims=True)
-    return wheels * np.minimum(1.0, max_speed / np.maximum(peak, np.finfo(float).tiny))
+    headroom = np.divide(max_speed, peak, out=np.full_like(peak, np.inf), where=peak > 0.0)
+    return wheels * np.minimum(1.0, headroom)
 
 
 def check_geometry(wheel_radius: float, wheel_base: float,
