@@ -77,10 +77,12 @@ class SimSuite:
         assert response.success, response.message
 
     def estop(self, engaged: bool) -> float:
+        """Engage or release the e-stop; return when the call was made."""
+        called = time.monotonic()
         response = self.ros.call(SetBool, 'robot_sm/emergency_stop',
                                  SetBool.Request(data=engaged))
         assert response.success, response.message
-        return time.monotonic()
+        return called
 
     def position(self) -> Tuple[float, float]:
         msg = self.odom.last
