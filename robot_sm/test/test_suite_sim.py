@@ -25,7 +25,7 @@ from std_srvs.srv import SetBool
 CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config'
 TICK = 0.05
 #: Time DDS may take between nodes on a loaded 2-core machine.
-TRANSPORT = 0.05
+TRANSPORT = 0.1
 AUTONOMY_TIMEOUT = 0.5
 
 
