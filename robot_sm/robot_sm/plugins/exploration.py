@@ -6,13 +6,16 @@ It searches the ``map`` topic for frontiers reachable from the robot (explore_li
 provider's goal-obsolete check and for RViz), skips goals near the service provider's failed
 goals, and drives to the lowest-cost one, facing from the robot. No frontier left: "exploration
 finished" and Idle. No map or robot pose within ``map_timeout``: Idle with the reason.
+
+:class:`FrontierGoals` is the search with this plugin's settings and its publisher; the
+Navigation plugin uses it too, to keep the goals current while it drives to an exploration goal.
 """
 
-from typing import Any, List, Tuple
+from typing import List, Tuple
 
 from geometry_msgs.msg import PoseArray
-from robot_sm.exploration import FrontierSearch, select_goal
-from robot_sm.exploration.frontier_search import Frontier
+from robot_sm.exploration import Frontier, FrontierSearch, select_goal
+from robot_sm.grid import OccupancyGrid
 from robot_sm.planar import Pose2D
 from robot_sm.plugins.conversions import grid_from_msg, pose2d, pose_msg, stamp
 from robot_sm.statemachine.base_state import StateParameter
@@ -20,21 +23,29 @@ from robot_sm.statemachine.behaviours import CalculateGoalState
 from robot_sm.statemachine.calls import PendingCall
 from robot_sm.statemachine.port import Context
 
-#: Where the frontier goals go: the service provider's goal-obsolete check, and RViz.
 EXPLORATION_GOALS = 'robot_sm/exploration_goals'
 
 
 class FrontierGoals:
-    """The frontiers of a map, their goals published on ``robot_sm/exploration_goals``."""
+    """
+    The frontier search with a Calculate Goal plugin's settings, and the goals' publisher.
 
-    def __init__(self, context: Context, search: FrontierSearch) -> None:
+    ``plugin`` names the plugin whose ``min_frontier_size``, ``potential_scale`` and
+    ``gain_scale`` are used; empty: the state's own (a Calculate Goal plugin's context).
+    """
+
+    def __init__(self, context: Context, plugin: str = '') -> None:
+        prefix = f'{plugin}.' if plugin else ''
         self._context = context
-        self._search = search
+        self.search = FrontierSearch(
+            min_frontier_size=context.parameter(prefix + 'min_frontier_size'),
+            potential_scale=context.parameter(prefix + 'potential_scale'),
+            gain_scale=context.parameter(prefix + 'gain_scale'))
         self._publisher = context.publisher(EXPLORATION_GOALS, 'geometry_msgs/msg/PoseArray')
 
-    def update(self, grid: Any, robot: Pose2D) -> List[Frontier]:
-        """Search ``grid`` (an OccupancyGrid message) from ``robot``; publish and return them."""
-        frontiers = self._search.search(grid_from_msg(grid), robot)
+    def publish(self, grid: OccupancyGrid, robot: Pose2D) -> List[Frontier]:
+        """Find the frontiers reachable from ``robot``, publish their goals, return them."""
+        frontiers = self.search.search(grid, robot)
         msg = PoseArray()
         msg.header.frame_id = self._context.map_frame
         msg.header.stamp = stamp(self._context.now())
@@ -69,10 +80,7 @@ class CalculateGoal(CalculateGoalState):
                                        'nav_msgs/msg/Odometry', qos='sensor')
         self._failed: PendingCall = context.call('robot_sm/get_failed_goals',
                                                  'robot_sm_msgs/srv/GetFailedGoals')
-        self._frontiers = FrontierGoals(context, FrontierSearch(
-            min_frontier_size=context.parameter('min_frontier_size'),
-            potential_scale=context.parameter('potential_scale'),
-            gain_scale=context.parameter('gain_scale')))
+        self._frontiers = FrontierGoals(context)
 
     def update(self) -> None:
         """Choose a goal once the map, the pose and the failed goals are in."""
@@ -92,7 +100,7 @@ class CalculateGoal(CalculateGoalState):
         else:
             context.logger.warning(f'no failed goals ({self._failed.describe()}): none skipped')
         robot = pose2d(self._pose.latest.pose.pose)
-        frontiers = self._frontiers.update(self._map.latest, robot)
+        frontiers = self._frontiers.publish(grid_from_msg(self._map.latest), robot)
         best = select_goal(frontiers, failed, context.parameter('blacklist_radius'))
         if best is None:
             skipped = f' ({len(frontiers)} near failed goals)' if frontiers else ''

@@ -10,14 +10,17 @@ handling is kept with its bugs fixed: x, y and the wrapped yaw are compared, one
 
 In exploration's interrupt mode, ``robot_sm/goal_obsolete`` ends the goal: to Mapping if the
 robot moved, else to Calculate Goal. Only a flag published after this goal was stored counts, so
-a stale flag of the previous goal never ends a fresh one.
+a stale flag of the previous goal never ends a fresh one. For that flag to follow the map, the
+state searches the map for frontiers whenever it changes while driving to an exploration goal (at
+most ``frontier_rate`` times a second, with the calculate goal plugin's search settings) and
+publishes their goals on ``robot_sm/exploration_goals``, as Calculate Goal does.
 """
 
 import importlib.util
 import math
 from typing import List, Optional, Tuple
 
-from robot_sm.exploration import FrontierSearch
+from robot_sm.grid import OccupancyGrid
 from robot_sm.navigation import (
     GridNavigator,
     NavigationStatus,
@@ -64,17 +67,15 @@ class Navigation(NavigationState):
                        minimum=0.0),
         StateParameter('startup_timeout', 5.0, 'Seconds to wait for the first map and pose '
                        'before the goal fails.', minimum=0.1),
-        StateParameter('frontier_update_period', 1.0, 'In exploration interrupt mode, seconds '
-                       'between searches of the growing map for frontiers, published on '
-                       'robot_sm/exploration_goals so that the service provider can tell when '
-                       'the goal stops being one.', minimum=0.05),
-        StateParameter('min_frontier_size', 0.3, 'Shortest frontier (m) in those searches; keep '
-                       'it equal to CalculateGoal.min_frontier_size.', minimum=0.0),
         StateParameter('use_nav2', False, "Use Nav2's NavigateToPose action instead of the "
                        'built-in navigator (needs nav2_msgs).'),
         StateParameter('nav2_action', 'navigate_to_pose', 'Name of the Nav2 action.'),
         StateParameter('nav2_server_timeout', 10.0, 'Seconds to wait for the Nav2 action '
                        'server before the goal fails.', minimum=0.1),
+        StateParameter('frontier_rate', 2.0, 'While driving to an exploration goal, search the '
+                       'map for frontiers when it changes, at most this often (Hz), and publish '
+                       "their goals on robot_sm/exploration_goals (the calculate goal plugin's "
+                       'search settings); 0: only Calculate Goal publishes them.', minimum=0.0),
     )
 
     def start(self) -> None:
@@ -85,22 +86,16 @@ class Navigation(NavigationState):
         self._start_pose: Optional[Pose2D] = None
         self._obsolete = False
         self._map_msg = None
+        self._grid: Optional[OccupancyGrid] = None
         self._published_path: List[Tuple[float, float]] = []
         self._reverse = context.subscribe('robot_sm/reverse_mode', 'std_msgs/msg/Bool',
                                           qos='state')
         self._mode = context.subscribe('robot_sm/operation_mode',
                                        'robot_sm_msgs/msg/OperationMode', qos='state')
         self._obsolete_flag = None
-        self._frontiers: Optional[FrontierGoals] = None
         if self.goal.mode == NavigationMode.EXPLORATION:
             self._obsolete_flag = context.subscribe('robot_sm/goal_obsolete',
                                                     'std_msgs/msg/Bool', qos='state')
-            self._interrupt_mode = context.subscribe('robot_sm/exploration_mode',
-                                                     'std_msgs/msg/Bool', qos='state')
-            self._frontiers = FrontierGoals(context, FrontierSearch(
-                min_frontier_size=context.parameter('min_frontier_size')))
-            self._frontier_map: object = None
-            self._frontiers_at = -math.inf
         self._nav2_goal: Optional[PendingGoal] = None
         self._use_nav2 = bool(context.parameter('use_nav2'))
         if self._use_nav2 and importlib.util.find_spec('nav2_msgs') is None:
@@ -130,6 +125,39 @@ class Navigation(NavigationState):
         self._map = context.subscribe('map', 'nav_msgs/msg/OccupancyGrid', qos='state')
         self._pose = context.subscribe(context.parameter('pose_topic'),
                                        'nav_msgs/msg/Odometry', qos='sensor')
+        self._frontiers: Optional[FrontierGoals] = None
+        self._frontiers_map = None
+        self._frontiers_at = -math.inf
+        rate = context.parameter('frontier_rate')
+        self._frontier_period = 1.0 / rate if rate > 0.0 else math.inf
+        if exploring and rate > 0.0:
+            self._frontiers = self._frontier_goals()
+
+    def _frontier_goals(self) -> Optional[FrontierGoals]:
+        """Return the frontier search of the calculate goal plugin, or None if it has none."""
+        plugin = self.context.parameter('calculate_goal_plugin')
+        try:
+            return FrontierGoals(self.context, plugin)
+        except Exception as error:  # noqa: B902 - whatever the missing parameters raise
+            self.context.logger.info(
+                'frontier goals are not updated while driving: the calculate goal plugin '
+                f"'{plugin}' has no frontier search settings ({error})")
+            return None
+
+    def _update_frontiers(self, now: float) -> None:
+        """Publish the goals of a changed map's frontiers, at most ``frontier_rate`` per second."""
+        if self._frontiers is None or self._grid is None or self._map_msg is self._frontiers_map:
+            return
+        if now - self._frontiers_at < self._frontier_period:
+            return
+        stored = self._stored
+        odometry = self._pose.latest
+        # The service provider compares the goals with the stored goal: wait until it is this one.
+        if stored is None or not stored.done() or not stored.succeeded or odometry is None:
+            return
+        self._frontiers_map = self._map_msg
+        self._frontiers_at = now
+        self._frontiers.publish(self._grid, pose2d(odometry.pose.pose))
 
     def _goal_obsolete(self) -> bool:
         """Tell whether the service provider says this exploration goal is no longer a frontier."""
@@ -149,15 +177,18 @@ class Navigation(NavigationState):
         stored = self._stored
         if stored is not None and stored.done() and not hasattr(self, '_stored_at'):
             self._stored_at = now
+        # Checked first: a tick that replans on a new map must not delay the abort.
+        if self._goal_obsolete():
+            self._obsolete = True
+            self.abort('the exploration goal is no longer a frontier')
+            return
         if self._map.latest is not None and self._map.latest is not self._map_msg:
             self._map_msg = self._map.latest
-            self._navigator.set_map(grid_from_msg(self._map_msg))
+            self._grid = grid_from_msg(self._map_msg)
+            self._navigator.set_map(self._grid)
+        self._update_frontiers(now)
         if self._use_nav2:
-            if self._goal_obsolete():
-                self._obsolete = True
-                self.abort('the exploration goal is no longer a frontier')
-            else:
-                self._update_nav2(now)
+            self._update_nav2(now)
             return
         odometry = self._pose.latest
         if odometry is None or self._map_msg is None:
@@ -170,11 +201,6 @@ class Navigation(NavigationState):
         pose = pose2d(odometry.pose.pose)
         if self._start_pose is None:
             self._start_pose = pose
-        if self._goal_obsolete():
-            self._obsolete = True
-            self.abort('the exploration goal is no longer a frontier')
-            return
-        self._update_frontiers(pose, now)
         if self._reverse.latest is not None:
             self._navigator.set_reverse(bool(self._reverse.latest.data))
         mode = self._mode.latest
@@ -190,18 +216,6 @@ class Navigation(NavigationState):
             self.succeed()
         elif step.status == NavigationStatus.FAILED:
             self.fail(step.message)
-
-    def _update_frontiers(self, pose: Pose2D, now: float) -> None:
-        """In interrupt mode, publish the frontiers of a new map (at most once a period)."""
-        mode = getattr(self, '_interrupt_mode', None)
-        if self._frontiers is None or mode is None or mode.latest is None \
-                or not mode.latest.data:
-            return
-        if self._map_msg is self._frontier_map \
-                or now - self._frontiers_at < self.context.parameter('frontier_update_period'):
-            return
-        self._frontier_map, self._frontiers_at = self._map_msg, now
-        self._frontiers.update(self._map_msg, pose)
 
     def _update_nav2(self, now: float) -> None:
         """Drive with Nav2: send the goal once its server is up, then wait for the result."""
