@@ -166,19 +166,26 @@ class SuiteClient:
     def _full_name(self, name: str) -> str:
         return self.node.resolve_service_name(name)
 
+    def _client(self, srv_type: Any, name: str) -> Any:
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = self.node.create_client(srv_type, name)
+        return client
+
     def call(self, srv_type: Any, name: str, request: Any = None) -> Any:
         """
         Call service ``name`` (relative to the namespace) and return its response.
 
         :raises SuiteUnavailable: if it is not available or does not answer within the timeout.
         """
-        client = self._clients.get(name)
-        if client is None:
-            client = self._clients[name] = self.node.create_client(srv_type, name)
+        client = self._client(srv_type, name)
         deadline = time.monotonic() + self.timeout
-        if not client.wait_for_service(timeout_sec=self.timeout):
-            raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
-                                   f'(waited {self.timeout:g} s): is the suite running?')
+        # Client.wait_for_service checks every 0.25 s; an operator notices that on every call.
+        while not client.service_is_ready():
+            if time.monotonic() >= deadline or not self.context.ok():
+                raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
+                                       f'(waited {self.timeout:g} s): is the suite running?')
+            time.sleep(0.005)
         future = client.call_async(request if request is not None else srv_type.Request())
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
@@ -192,21 +199,25 @@ class SuiteClient:
         response = self.call(srv_type, name, request)
         return Result(bool(response.success), str(response.message))
 
+    def _subscribe_latched(self, msg_type: Any, topic: str) -> None:
+        if topic in self._latched:
+            return
+        with self._latched_lock:
+            self._latched[topic] = None
+
+        def store(msg: Any) -> None:
+            with self._latched_lock:
+                self._latched[topic] = msg
+
+        self.node.create_subscription(msg_type, topic, store, qos.STATE)
+
     def latched(self, msg_type: Any, topic: str, wait: bool = True) -> Any:
         """
         Return the newest message on one of the suite's transient_local (latched) topics.
 
         :raises SuiteUnavailable: if ``wait`` and nothing arrives within the timeout.
         """
-        if topic not in self._latched:
-            with self._latched_lock:
-                self._latched[topic] = None
-
-            def store(msg: Any) -> None:
-                with self._latched_lock:
-                    self._latched[topic] = msg
-
-            self.node.create_subscription(msg_type, topic, store, qos.STATE)
+        self._subscribe_latched(msg_type, topic)
         deadline = time.monotonic() + (self.timeout if wait else 0.0)
         while True:
             with self._latched_lock:
@@ -481,6 +492,12 @@ class SuiteClient:
     def status(self) -> Status:
         """Collect the state, mode, e-stop, waypoints and pose in one snapshot."""
         status = Status()
+        topics = ((String, 'robot_sm/state_info'), (OperationMode, 'robot_sm/operation_mode'),
+                  (WaypointArray, 'robot_sm/waypoints'), (Bool, 'robot_sm/reverse_mode'))
+        # Subscribe to everything first, so that it is all discovered at the same time.
+        for msg_type, topic in topics:
+            self._subscribe_latched(msg_type, topic)
+        self._client(GetRobotPose, 'robot_sm/get_robot_pose')
         state = self.latched(String, 'robot_sm/state_info')
         status.state = state.data
         mode = self.latched(OperationMode, 'robot_sm/operation_mode')
