@@ -70,11 +70,18 @@ class PanelBackend:
                 return function(*args)
             except SuiteUnavailable as error:
                 return Result(False, str(error))
+            except Exception as error:  # noqa: B902 - a click must never fail silently
+                return Result(False, f'{type(error).__name__}: {error}')
         return self._worker.submit(run)
 
-    def close(self) -> None:
-        """Stop the worker (pending calls are dropped)."""
-        self._worker.shutdown(wait=False, cancel_futures=True)
+    def close(self, wait: bool = False) -> None:
+        """
+        Stop the worker: calls not started yet are dropped.
+
+        A call in progress ends when it is answered, times out or the client is closed;
+        ``wait`` waits for that.
+        """
+        self._worker.shutdown(wait=wait, cancel_futures=True)
 
 
 def waypoint_rows(array: Optional[WaypointArray]) -> List[WaypointInfo]:
@@ -96,8 +103,11 @@ class ControlPanel(QtWidgets.QWidget):
         self.setWindowTitle('robot_sm control')
         self._routines: List[str] = []
         self._shown_rows: List[Tuple[Any, ...]] = []
+        self._closed = False
         self._exploring = False
         self._following = False
+        self._shown_exploration_mode: Optional[bool] = None
+        self._shown_following_mode: Optional[int] = None
         self.call_finished.connect(self._on_call_finished)
         self._build()
         self._timer = QtCore.QTimer(self)
@@ -217,8 +227,12 @@ class ControlPanel(QtWidgets.QWidget):
     def request(self, description: str, function: Callable[..., Result], *args: Any) -> None:
         """Run a suite call in the background; its result is shown when it arrives."""
         future = self.backend.submit(function, *args)
-        future.add_done_callback(
-            lambda done: self.call_finished.emit(description, done.result()))
+        future.add_done_callback(lambda done: self._call_done(description, done))
+
+    def _call_done(self, description: str, done: 'Future[Result]') -> None:
+        """Hand a finished call to the GUI thread (runs on the worker thread)."""
+        if not self._closed and not done.cancelled():
+            self.call_finished.emit(description, done.result())
 
     def _on_call_finished(self, description: str, result: Result) -> None:
         if description == 'routines':
@@ -332,11 +346,15 @@ class ControlPanel(QtWidgets.QWidget):
         reverse = latest['reverse_mode']
         if reverse is not None:
             self.reverse_box.setChecked(bool(reverse.data))
+        # The mode boxes follow the suite when its mode changes, and otherwise keep what the
+        # operator chose for the next start.
         exploration = latest['exploration_mode']
-        if exploration is not None and not self._exploring:
+        if exploration is not None and exploration.data != self._shown_exploration_mode:
+            self._shown_exploration_mode = exploration.data
             self.exploration_mode.setCurrentIndex(1 if exploration.data else 0)
         array = latest['waypoints']
-        if array is not None and not self._following:
+        if array is not None and array.mode != self._shown_following_mode:
+            self._shown_following_mode = array.mode
             self.following_mode.setCurrentIndex(
                 FOLLOWING_MODES.index(FOLLOWING_MODE_NAMES.get(array.mode, 'single')))
         self._show_waypoints(waypoint_rows(array))
@@ -366,6 +384,7 @@ class ControlPanel(QtWidgets.QWidget):
 
     def shutdown(self) -> None:
         """Stop refreshing and release the backend (ROS itself keeps running)."""
+        self._closed = True
         self._timer.stop()
         self.backend.close()
 
