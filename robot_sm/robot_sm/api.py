@@ -140,6 +140,7 @@ class SuiteClient:
         self._clients: Dict[str, Any] = {}
         self._latched: Dict[str, Any] = {}
         self._latched_lock = threading.Lock()
+        self._closed = threading.Event()
 
     def _spin(self) -> None:
         try:
@@ -148,7 +149,8 @@ class SuiteClient:
             pass
 
     def close(self) -> None:
-        """Disconnect from the suite."""
+        """Disconnect from the suite; calls still waiting raise SuiteUnavailable at once."""
+        self._closed.set()
         self._executor.shutdown(timeout_sec=1.0)
         self._thread.join(timeout=2.0)
         self.node.destroy_node()
@@ -162,6 +164,10 @@ class SuiteClient:
         self.close()
 
     # ---- plumbing -----------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed.is_set():
+            raise SuiteUnavailable('the connection to the suite was closed')
 
     def _full_name(self, name: str) -> str:
         return self.node.resolve_service_name(name)
@@ -178,21 +184,25 @@ class SuiteClient:
 
         :raises SuiteUnavailable: if it is not available or does not answer within the timeout.
         """
+        self._check_open()
         client = self._client(srv_type, name)
         deadline = time.monotonic() + self.timeout
         # Client.wait_for_service checks every 0.25 s; an operator notices that on every call.
         while not client.service_is_ready():
-            if time.monotonic() >= deadline or not self.context.ok():
+            self._check_open()
+            if time.monotonic() >= deadline:
                 raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
                                        f'(waited {self.timeout:g} s): is the suite running?')
             time.sleep(0.005)
         future = client.call_async(request if request is not None else srv_type.Request())
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
-        if not done.wait(max(0.0, deadline - time.monotonic())):
-            client.remove_pending_request(future)
-            raise SuiteUnavailable(f'service {self._full_name(name)} did not answer within '
-                                   f'{self.timeout:g} s')
+        while not done.wait(0.02):
+            self._check_open()
+            if time.monotonic() >= deadline:
+                client.remove_pending_request(future)
+                raise SuiteUnavailable(f'service {self._full_name(name)} did not answer within '
+                                       f'{self.timeout:g} s')
         return future.result()
 
     def _trigger(self, srv_type: Any, name: str, request: Any = None) -> Result:
@@ -217,6 +227,7 @@ class SuiteClient:
 
         :raises SuiteUnavailable: if ``wait`` and nothing arrives within the timeout.
         """
+        self._check_open()
         self._subscribe_latched(msg_type, topic)
         deadline = time.monotonic() + (self.timeout if wait else 0.0)
         while True:
@@ -224,6 +235,7 @@ class SuiteClient:
                 msg = self._latched[topic]
             if msg is not None or time.monotonic() >= deadline:
                 break
+            self._check_open()
             time.sleep(0.01)
         if msg is None and wait:
             raise SuiteUnavailable(f'nothing on {self.node.resolve_topic_name(topic)} within '
@@ -451,6 +463,7 @@ class SuiteClient:
         try:
             deadline = time.monotonic() + self.timeout
             while publisher.get_subscription_count() == 0:
+                self._check_open()
                 if time.monotonic() >= deadline:
                     raise SuiteUnavailable(
                         f'nobody subscribes to {publisher.topic_name} (waited '
