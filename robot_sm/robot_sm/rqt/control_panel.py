@@ -25,8 +25,9 @@ from robot_sm.api import (
     waypoint_infos,
     WaypointInfo,
 )
+from robot_sm.nodes.waypoint_markers import colour_of
 from robot_sm.qos import STATE
-from robot_sm.rqt.qt import QtCore, QtWidgets, Signal
+from robot_sm.rqt.qt import QtCore, QtGui, QtWidgets, Signal
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import Bool, String
 
@@ -201,6 +202,10 @@ class ControlPanel(QtWidgets.QWidget):
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        for section in range(6):  # the routine column takes the space left
+            header.setSectionResizeMode(section, QtWidgets.QHeaderView.Stretch if section == 4
+                                        else QtWidgets.QHeaderView.ResizeToContents)
         column.addWidget(self.table)
         buttons = QtWidgets.QHBoxLayout()
         self.delete_button = QtWidgets.QPushButton('Delete')
@@ -373,6 +378,10 @@ class ControlPanel(QtWidgets.QWidget):
             for column, text in enumerate(cells):
                 if text is not None:
                     self.table.setItem(row, column, QtWidgets.QTableWidgetItem(text))
+            # The status in the colour RViz draws the waypoint's flag in.
+            colour = colour_of(waypoint.visited, waypoint.unreachable)
+            self.table.item(row, 5).setForeground(
+                QtGui.QBrush(QtGui.QColor.fromRgbF(colour.r, colour.g, colour.b)))
             box = QtWidgets.QComboBox()
             box.addItems([NO_ROUTINE] + sorted(set(self._routines) | ({waypoint.routine} - {''})))
             box.setCurrentText(waypoint.routine or NO_ROUTINE)
