@@ -15,8 +15,10 @@ validated at start.
 import importlib
 import math
 import sys
+from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from action_msgs.msg import GoalStatus as ActionStatus
 from geometry_msgs.msg import Pose, PoseStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
@@ -26,7 +28,7 @@ from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import ConfigurationError, declare_parameters, Param
 from robot_sm.qos import COMMAND_OUT, EVENTS, SENSOR, STATE
 from robot_sm.statemachine.base_state import StateParameter
-from robot_sm.statemachine.calls import PendingCall
+from robot_sm.statemachine.calls import PendingCall, PendingGoal
 from robot_sm.statemachine.constants import OperationMode, ROLE_PARAMETERS
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.port import Logger
@@ -38,6 +40,9 @@ from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 
 
+#: Names of the final statuses of action goals.
+ACTION_STATUS = {ActionStatus.STATUS_SUCCEEDED: 'succeeded', ActionStatus.STATUS_CANCELED:
+                 'canceled', ActionStatus.STATUS_ABORTED: 'aborted by the action server'}
 QOS: Dict[str, QoSProfile] = {'command': COMMAND_OUT, 'state': STATE, 'sensor': SENSOR,
                               'default': EVENTS}
 
@@ -136,6 +141,53 @@ class RosPort:
         future.add_done_callback(done)
         return pending
 
+    def action_client(self, action: str, action_type: str) -> Any:
+        key = (action, action_type)
+        if key not in self._clients:
+            from rclpy.action import ActionClient
+            self._clients[key] = ActionClient(self.node, _type(action_type), action)
+        return self._clients[key]
+
+    def send_goal(self, action: str, action_type: str, fields: Mapping[str, Any],
+                  timeout: Optional[float]) -> PendingGoal:
+        pending = PendingGoal(action, self.clock,
+                              self.service_timeout if timeout is None else timeout)
+        try:
+            client = self.action_client(action, action_type)
+            goal = _fill(_type(action_type).Goal(), fields)
+        except Exception as error:  # noqa: B902 - a bad type or field is the state's mistake
+            pending.fail_with(f'cannot build the goal: {type(error).__name__}: {error}')
+            return pending
+        if not client.server_is_ready():
+            pending.fail_with('action server not available')
+            return pending
+
+        def on_result(finished: Any) -> None:
+            if finished.exception() is not None:
+                pending.fail_with(f'{type(finished.exception()).__name__}: '
+                                  f'{finished.exception()}')
+                return
+            status = finished.result().status
+            pending.complete(SimpleNamespace(
+                success=status == ActionStatus.STATUS_SUCCEEDED,
+                message=ACTION_STATUS.get(status, f'status {status}'), status=status,
+                result=finished.result().result))
+
+        def on_handle(finished: Any) -> None:
+            if finished.exception() is not None:
+                pending.fail_with(f'{type(finished.exception()).__name__}: '
+                                  f'{finished.exception()}')
+                return
+            handle = finished.result()
+            if not handle.accepted:
+                pending.fail_with('goal rejected by the action server')
+                return
+            pending.accept(handle.cancel_goal_async)
+            handle.get_result_async().add_done_callback(on_result)
+
+        client.send_goal_async(goal).add_done_callback(on_handle)
+        return pending
+
     def publisher(self, topic: str, msg_type: str, qos: str) -> Any:
         key = (topic, msg_type)
         if key not in self._publishers:
@@ -184,6 +236,15 @@ class StateContext:
     def service_ready(self, service: str, srv_type: str) -> bool:
         """Return whether ``service`` has a server now."""
         return bool(self._port.client(service, srv_type).service_is_ready())
+
+    def send_goal(self, action: str, action_type: str, goal: Mapping[str, Any],
+                  timeout: Optional[float] = None) -> PendingGoal:
+        """Send an action goal; poll the returned goal on later ticks."""
+        return self._port.send_goal(action, action_type, goal, timeout)
+
+    def action_ready(self, action: str, action_type: str) -> bool:
+        """Return whether ``action`` has a server now."""
+        return bool(self._port.action_client(action, action_type).server_is_ready())
 
     def publisher(self, topic: str, msg_type: str, qos: str = 'default') -> Any:
         """Return the shared publisher of ``topic``."""

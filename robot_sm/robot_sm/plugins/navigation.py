@@ -13,6 +13,7 @@ robot moved, else to Calculate Goal. Only a flag published after this goal was s
 a stale flag of the previous goal never ends a fresh one.
 """
 
+import importlib.util
 from typing import List, Optional, Tuple
 
 from robot_sm.navigation import (
@@ -24,10 +25,12 @@ from robot_sm.navigation import (
 from robot_sm.planar import Pose2D
 from robot_sm.plugins.conversions import grid_from_msg, path_msg, pose2d, twist
 from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.statemachine.calls import PendingGoal
 from robot_sm.statemachine.constants import GoalStatus, NavigationMode, OperationMode, Role
 from robot_sm.statemachine.navigation_state import NavigationState
 
 TWIST = 'geometry_msgs/msg/Twist'
+NAVIGATE_TO_POSE = 'nav2_msgs/action/NavigateToPose'
 
 
 class Navigation(NavigationState):
@@ -60,6 +63,9 @@ class Navigation(NavigationState):
                        'before the goal fails.', minimum=0.1),
         StateParameter('use_nav2', False, "Use Nav2's NavigateToPose action instead of the "
                        'built-in navigator (needs nav2_msgs).'),
+        StateParameter('nav2_action', 'navigate_to_pose', 'Name of the Nav2 action.'),
+        StateParameter('nav2_server_timeout', 10.0, 'Seconds to wait for the Nav2 action '
+                       'server before the goal fails.', minimum=0.1),
     )
 
     def start(self) -> None:
@@ -79,9 +85,12 @@ class Navigation(NavigationState):
         if self.goal.mode == NavigationMode.EXPLORATION:
             self._obsolete_flag = context.subscribe('robot_sm/goal_obsolete',
                                                     'std_msgs/msg/Bool', qos='state')
-        if context.parameter('use_nav2'):
-            context.logger.error('use_nav2 is set, but the Nav2 bridge needs nav2_msgs and an '
-                                 'action client: using the built-in navigator')
+        self._nav2_goal: Optional[PendingGoal] = None
+        self._use_nav2 = bool(context.parameter('use_nav2'))
+        if self._use_nav2 and importlib.util.find_spec('nav2_msgs') is None:
+            context.logger.error('use_nav2 is set but nav2_msgs is not installed: using the '
+                                 'built-in navigator')
+            self._use_nav2 = False
         exploring = self.goal.mode == NavigationMode.EXPLORATION
         config = NavigatorConfig(
             robot_radius=context.parameter('robot_radius'),
@@ -127,6 +136,13 @@ class Navigation(NavigationState):
         if self._map.latest is not None and self._map.latest is not self._map_msg:
             self._map_msg = self._map.latest
             self._navigator.set_map(grid_from_msg(self._map_msg))
+        if self._use_nav2:
+            if self._goal_obsolete():
+                self._obsolete = True
+                self.abort('the exploration goal is no longer a frontier')
+            else:
+                self._update_nav2(now)
+            return
         odometry = self._pose.latest
         if odometry is None or self._map_msg is None:
             if now - self._started > context.parameter('startup_timeout'):
@@ -158,8 +174,31 @@ class Navigation(NavigationState):
         elif step.status == NavigationStatus.FAILED:
             self.fail(step.message)
 
+    def _update_nav2(self, now: float) -> None:
+        """Drive with Nav2: send the goal once its server is up, then wait for the result."""
+        context = self.context
+        goal = self._nav2_goal
+        if goal is None:
+            action = context.parameter('nav2_action')
+            if context.action_ready(action, NAVIGATE_TO_POSE):
+                assert self.goal is not None
+                self._nav2_goal = context.send_goal(action, NAVIGATE_TO_POSE, {'pose': {
+                    'header': {'frame_id': context.map_frame}, 'pose': self.goal.pose}})
+            elif now - self._started > context.parameter('nav2_server_timeout'):
+                self.fail(f"Nav2's {action} action server did not come up within "
+                          f"{context.parameter('nav2_server_timeout'):g} s")
+            return
+        if not goal.done():
+            return
+        if goal.succeeded:
+            self.succeed()
+        else:
+            self.fail(f'Nav2: {goal.describe()}')
+
     def stop(self) -> None:
-        """Command zero velocity when the state is left, whatever the reason."""
+        """Stop: cancel the Nav2 goal, command zero velocity; whatever the reason for leaving."""
+        if self._nav2_goal is not None:
+            self._nav2_goal.cancel()
         self._cmd.publish(twist(VelocityCommand()))
 
     def next_state(self, status: GoalStatus) -> bool:

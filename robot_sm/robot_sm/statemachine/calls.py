@@ -66,3 +66,33 @@ class PendingCall:
             return f'{self.service}: {self._error}'
         message = getattr(self._response, 'message', '')
         return f'{self.service}: {message}' if message else self.service
+
+
+class PendingGoal(PendingCall):
+    """
+    An action goal in flight: the deadline covers its acceptance, then it runs until its result.
+
+    The node calls :meth:`accept` when the server accepts it, then :meth:`complete` with a
+    response whose ``success`` says whether the goal succeeded and whose ``message`` names the
+    final status. :meth:`cancel` asks the server to cancel it.
+    """
+
+    def __init__(self, action: str, clock: Callable[[], float], timeout: float) -> None:
+        super().__init__(action, clock, timeout)
+        self._cancel: Optional[Callable[[], Any]] = None
+
+    def accept(self, cancel: Callable[[], Any]) -> None:
+        """Record the acceptance; the goal may now take as long as it needs."""
+        with self._lock:
+            self._deadline = float('inf')
+            self._cancel = cancel
+
+    @property
+    def accepted(self) -> bool:
+        """Return True once the server accepted the goal."""
+        return self._cancel is not None
+
+    def cancel(self) -> None:
+        """Ask the server to cancel the goal if it still runs."""
+        if self._cancel is not None and not self.done():
+            self._cancel()

@@ -68,6 +68,13 @@ class Context(Protocol):
     def service_ready(self, service: str, srv_type: str) -> bool:
         """Return True if a server of ``service`` is available now (does not wait)."""
 
+    def send_goal(self, action: str, action_type: str, goal: Mapping[str, Any],
+                  timeout: float = 5.0) -> Any:
+        """Send an action goal; return its :class:`~robot_sm.statemachine.calls.PendingGoal`."""
+
+    def action_ready(self, action: str, action_type: str) -> bool:
+        """Return True if a server of ``action`` is available now (does not wait)."""
+
     def publisher(self, topic: str, msg_type: str, qos: str = 'default') -> Publisher:
         """
         Give the publisher of ``topic`` (created once per topic and type, shared).
