@@ -401,6 +401,7 @@ class ControlPanel(QtWidgets.QWidget):
 def main() -> int:
     """Run the panel in a window of its own (outside rqt)."""
     import argparse
+    import signal
     import sys
     parser = argparse.ArgumentParser(description='robot_sm control panel')
     parser.add_argument('--namespace', '-n', default='')
@@ -409,6 +410,12 @@ def main() -> int:
     client = SuiteClient(namespace=args.namespace, timeout=3.0)
     panel = ControlPanel(PanelBackend(client))
     panel.show()
+    # Ctrl-C closes the window. Python runs signal handlers only between bytecodes, so a timer
+    # hands control to the interpreter now and then while Qt's event loop waits.
+    signal.signal(signal.SIGINT, lambda *_: app.quit())
+    wake = QtCore.QTimer()
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
     try:
         return int(app.exec() if hasattr(app, 'exec') else app.exec_())
     finally:
