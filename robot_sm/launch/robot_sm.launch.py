@@ -3,22 +3,26 @@ Launch the robot_sm suite: robot_control_mux, service_provider and state_interfa
 
     ros2 launch robot_sm robot_sm.launch.py namespace:=robot1 params_file:=my_robot.yaml
 
-Arguments: ``namespace`` (moves every topic and service of the suite), ``params_file`` (default
-``config/robot_sm.yaml``), ``use_sim_time``, and the plugin names ``navigation_plugin``,
-``calculate_goal_plugin`` and ``mapping_plugin`` (empty: keep the parameter file's value).
+Arguments: ``namespace`` (moves every node, topic and service of the suite), ``params_file``
+(default ``config/robot_sm.yaml``; a file of your own replaces it, so start from a copy),
+``use_sim_time``, and the plugin names ``navigation_plugin``, ``calculate_goal_plugin`` and
+``mapping_plugin`` (empty: keep the parameter file's value). Name the nodes in parameter files
+``/**/<node>`` so that the file applies in any namespace.
 """
 
-from launch import LaunchDescription
+from typing import Any, List
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.substitutions import FindPackageShare
 from robot_sm.bringup import SUITE
 
 PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
 
 
-def _nodes(context, *args, **kwargs):
+def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     """Create the suite's nodes with the resolved arguments."""
     namespace = LaunchConfiguration('namespace').perform(context)
     params_file = LaunchConfiguration('params_file').perform(context)
@@ -38,16 +42,17 @@ def _nodes(context, *args, **kwargs):
 
 def generate_launch_description() -> LaunchDescription:
     """Declare the arguments and the nodes of the suite."""
-    default_params = FindPackageShare('robot_sm').find('robot_sm') + '/config/robot_sm.yaml'
+    default_params = f"{get_package_share_directory('robot_sm')}/config/robot_sm.yaml"
     return LaunchDescription([
         DeclareLaunchArgument('namespace', default_value='',
                               description='Namespace of every node, topic and service'),
         DeclareLaunchArgument('params_file', default_value=default_params,
-                              description='ROS parameter file for the suite'),
+                              description='ROS parameter file for the suite (replaces the '
+                                          'shipped config/robot_sm.yaml)'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='Follow /clock instead of the system clock'),
         *[DeclareLaunchArgument(name, default_value='',
-                                description=f'Plugin for {name} (empty: the params file)')
+                                description=f'Plugin state for {name} (empty: the params file)')
           for name in PLUGIN_ARGUMENTS],
         OpaqueFunction(function=_nodes),
     ])

@@ -3,24 +3,26 @@ Launch the suite on the built-in simulation, optionally with RViz.
 
     ros2 launch robot_sm sim.launch.py world:=maze reveal_map:=true rviz:=true
 
-Starts robot_sm.launch.py (with ``config/robot_sm.yaml`` and ``config/sim.yaml``), the
-base_controller (cmd_vel -> wheel velocities) and robot_sim. In RViz the "2D Goal Pose" tool
-sends simple goals (``goal_pose`` is remapped to ``robot_sm/simple_goal``) and "Publish Point"
-adds waypoints.
+Starts the suite's nodes (as robot_sm.launch.py does) with ``config/robot_sm.yaml``, then
+``config/sim.yaml``, then ``params_file`` if given, and the simulated robot: base_controller
+(cmd_vel -> wheel velocities) and robot_sim. In RViz the "2D Goal Pose" tool sends simple goals
+(``goal_pose`` is remapped to ``robot_sm/simple_goal``) and "Publish Point" adds waypoints.
 """
 
-from launch import LaunchDescription
+from typing import Any, List
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from launch_ros.substitutions import FindPackageShare
 from robot_sm.bringup import SIMULATION, SUITE
 
 
-def _nodes(context, *args, **kwargs):
+def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     """Create the suite, the simulation and RViz with the resolved arguments."""
-    share = FindPackageShare('robot_sm').find('robot_sm')
+    share = get_package_share_directory('robot_sm')
     namespace = LaunchConfiguration('namespace').perform(context)
     files = [f'{share}/config/robot_sm.yaml', f'{share}/config/sim.yaml']
     extra = LaunchConfiguration('params_file').perform(context)
@@ -35,7 +37,7 @@ def _nodes(context, *args, **kwargs):
             overrides.update({'world': world, 'reveal_map': reveal})
         nodes.append(Node(
             package='robot_sm', executable=spec.executable, name=spec.executable,
-            namespace=namespace, parameters=[*files, overrides],
+            namespace=namespace, parameters=[*files, overrides] if overrides else files,
             remappings=list(spec.remappings), output='screen', emulate_tty=True))
     nodes.append(Node(
         package='rviz2', executable='rviz2', name='rviz2', namespace=namespace,
@@ -48,7 +50,8 @@ def _nodes(context, *args, **kwargs):
 def generate_launch_description() -> LaunchDescription:
     """Declare the arguments, the suite and the simulation."""
     return LaunchDescription([
-        DeclareLaunchArgument('namespace', default_value=''),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='Namespace of every node, topic and service'),
         DeclareLaunchArgument('world', default_value='office',
                               description='Shipped world (office, maze) or a map YAML path'),
         DeclareLaunchArgument('reveal_map', default_value='false',

@@ -4,32 +4,36 @@ Launch arm teleoperation: teleop_retargeting with the shipped SO-101-class arm m
     ros2 launch robot_sm teleop.launch.py urdf_path:=/path/to/arm.urdf params_file:=teleop.yaml
 """
 
-from launch import LaunchDescription
+from typing import Any, List
+
+from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from robot_sm.bringup import TELEOP
 
 
-def _nodes(context, *args, **kwargs):
+def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     """Create the teleop node with the resolved arguments."""
-    parameters = []
     params_file = LaunchConfiguration('params_file').perform(context)
-    if params_file:
-        parameters.append(params_file)
+    files = [params_file] if params_file else []
     urdf_path = LaunchConfiguration('urdf_path').perform(context)
-    if urdf_path:
-        parameters.append({'urdf_path': urdf_path})
-    return [Node(package='robot_sm', executable=spec.executable, name=spec.executable,
-                 namespace=LaunchConfiguration('namespace').perform(context),
-                 parameters=parameters, output='screen', emulate_tty=True)
-            for spec in TELEOP]
+    nodes = []
+    for spec in TELEOP:
+        overrides = {**spec.parameters, **({'urdf_path': urdf_path} if urdf_path else {})}
+        nodes.append(Node(
+            package='robot_sm', executable=spec.executable, name=spec.executable,
+            namespace=LaunchConfiguration('namespace').perform(context),
+            parameters=[*files, overrides] if overrides else files,
+            remappings=list(spec.remappings), output='screen', emulate_tty=True))
+    return nodes
 
 
 def generate_launch_description() -> LaunchDescription:
     """Declare the arguments and the teleop node."""
     return LaunchDescription([
-        DeclareLaunchArgument('namespace', default_value=''),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='Namespace of the node and its topics'),
         DeclareLaunchArgument('urdf_path', default_value='',
                               description='Arm URDF (default: the shipped SO-101-class arm)'),
         DeclareLaunchArgument('params_file', default_value='',

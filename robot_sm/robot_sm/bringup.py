@@ -10,8 +10,11 @@ its own thread, as if it were its own process.
 from dataclasses import dataclass, field
 import importlib
 import pathlib
+import re
 import signal
+import sys
 import threading
+import traceback
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import yaml
@@ -54,48 +57,93 @@ TELEOP: Tuple[NodeSpec, ...] = (
 
 
 class ParameterFileError(ValueError):
-    """A parameter file that cannot be read; the message names it and the problem."""
+    """A parameter file that cannot be read; the message is one line naming it and the problem."""
 
 
-def load_parameter_file(path: pathlib.Path) -> Dict[str, Dict[str, Any]]:
+#: A parameter file as read: parameters by node name pattern (``/**``, ``/**/node``, ``/node``),
+#: in the order of the file.
+ParameterFile = Dict[str, Dict[str, Any]]
+
+
+def load_parameter_file(path: pathlib.Path) -> ParameterFile:
     """
     Read a ROS 2 parameter file: ``{node_name: {ros__parameters: {...}}}``.
 
-    Returns parameters by node name; the ``/**`` wildcard entry applies to every node. Nested
-    mappings are flattened to dotted names as ROS does.
+    Returns parameters by node name pattern, with the leading ``/`` that ROS adds to names
+    without one. Nested mappings are flattened to dotted names as ROS does.
+
+    :raises ParameterFileError: if the file cannot be read, is not YAML, or is not shaped like a
+        ROS parameter file.
     """
     try:
         content = yaml.safe_load(pathlib.Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise ParameterFileError(f'{path}: {error}') from error
+    except OSError as error:
+        raise ParameterFileError(f'{path}: {error.strerror or error}') from error
+    except yaml.YAMLError as error:
+        mark = getattr(error, 'problem_mark', None)
+        where = f'line {mark.line + 1}: ' if mark is not None else ''
+        problem = getattr(error, 'problem', None) or str(error)
+        raise ParameterFileError(f"{path}: {where}{' '.join(problem.split())}") from error
     if not isinstance(content, dict):
         raise ParameterFileError(f'{path}: expected a mapping of node names')
-    result: Dict[str, Dict[str, Any]] = {}
+    result: ParameterFile = {}
     for node, entry in content.items():
         if not isinstance(entry, dict) or not isinstance(entry.get('ros__parameters'), dict):
             raise ParameterFileError(f'{path}: {node} has no ros__parameters mapping')
-        result[str(node).lstrip('/')] = _flatten(entry['ros__parameters'])
+        name = str(node) if str(node).startswith('/') else f'/{node}'
+        result.setdefault(name, {}).update(_flatten(path, entry['ros__parameters']))
     return result
 
 
-def _flatten(values: Mapping[str, Any], prefix: str = '') -> Dict[str, Any]:
+def _flatten(path: pathlib.Path, values: Mapping[str, Any], prefix: str = '') -> Dict[str, Any]:
     flat: Dict[str, Any] = {}
     for key, value in values.items():
         name = f'{prefix}{key}'
         if isinstance(value, dict):
-            flat.update(_flatten(value, f'{name}.'))
+            flat.update(_flatten(path, value, f'{name}.'))
+        elif not _is_parameter_value(value):
+            raise ParameterFileError(f'{path}: {name}: {value!r} is not a ROS parameter value '
+                                     '(a bool, integer, float or string, or a list of one kind)')
         else:
             flat[name] = value
     return flat
 
 
-def parameters_for(node_name: str, files: Iterable[Dict[str, Dict[str, Any]]],
-                   overrides: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
-    """Merge the wildcard and the node's own entries of ``files``, then ``overrides``."""
+def _is_parameter_value(value: Any) -> bool:
+    scalar = (bool, int, float, str)
+    if isinstance(value, scalar):
+        return True
+    if not isinstance(value, list):
+        return False
+    kinds = {type(v) for v in value}
+    return kinds <= set(scalar) and len(kinds) <= 1
+
+
+def matches(pattern: str, fully_qualified_name: str) -> bool:
+    """
+    Return whether a parameter file's node name applies to a node, as ROS decides it.
+
+    ``*`` stands for one name token, ``**`` for any number of them: ``/**`` applies to every
+    node, ``/**/mux`` to a node called ``mux`` in any namespace, ``/mux`` only to ``/mux``.
+    """
+    expression = re.escape(pattern).replace(r'/\*\*', r'(/\w+)*').replace(r'/\*', r'(/\w+)')
+    return re.fullmatch(expression, fully_qualified_name) is not None
+
+
+def parameters_for(node_name: str, files: Iterable[ParameterFile],
+                   overrides: Optional[Mapping[str, Any]] = None,
+                   namespace: str = '') -> Dict[str, Any]:
+    """
+    Merge what ``files`` set for the node, in order, then ``overrides``.
+
+    Within and across files a later entry that applies to the node wins over an earlier one.
+    """
+    fully_qualified = f"/{namespace.strip('/')}/{node_name}".replace('//', '/')
     merged: Dict[str, Any] = {}
     for content in files:
-        merged.update(content.get('**', {}))
-        merged.update(content.get(node_name, {}))
+        for pattern, values in content.items():
+            if matches(pattern, fully_qualified):
+                merged.update(values)
     merged.update(overrides or {})
     return merged
 
@@ -106,50 +154,74 @@ class SuiteProcess:
     def __init__(self, specs: Sequence[NodeSpec], parameter_files: Sequence[pathlib.Path] = (),
                  overrides: Optional[Mapping[str, Mapping[str, Any]]] = None,
                  namespace: str = '', context: Optional[Any] = None) -> None:
+        """
+        Load the parameter files, create the nodes and start spinning them.
+
+        :raises ParameterFileError: if a parameter file cannot be used.
+        :raises ConfigurationError: if a node refuses its parameters; the message starts with
+            the node's name.
+        """
         import rclpy
         from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
         from rclpy.parameter import Parameter
+        from robot_sm.parameters import ConfigurationError
 
+        files = [load_parameter_file(path) for path in parameter_files]
         self._own_context = context is None
         self.context = Context() if context is None else context
         if self._own_context:
             rclpy.init(context=self.context)
-        files = [load_parameter_file(path) for path in parameter_files]
         self.nodes: Dict[str, Any] = {}
+        self.errors: Dict[str, BaseException] = {}
         self._executors: List[Any] = []
         self._threads: List[threading.Thread] = []
+        self._stopping = False
         try:
             for spec in specs:
-                values = parameters_for(spec.executable, files,
-                                        {**spec.parameters, **(overrides or {}).get(
-                                            spec.executable, {})})
-                node = spec.load_class()(
-                    context=self.context, namespace=namespace or '/',
-                    parameter_overrides=[Parameter(k, value=v) for k, v in values.items()])
+                values = parameters_for(
+                    spec.executable, files,
+                    {**spec.parameters, **(overrides or {}).get(spec.executable, {})}, namespace)
+                try:
+                    node = spec.load_class()(
+                        context=self.context, namespace=namespace or '/',
+                        parameter_overrides=[Parameter(k, value=v) for k, v in values.items()])
+                except ConfigurationError as error:
+                    raise ConfigurationError(f'{spec.executable}: {error}') from error
                 self.nodes[spec.executable] = node
-        except Exception:
+        except BaseException:
             self.shutdown()
             raise
+        self._start_executors()
+
+    def _start_executors(self) -> None:
+        from rclpy.executors import SingleThreadedExecutor
         for name, node in self.nodes.items():
             executor = SingleThreadedExecutor(context=self.context)
             executor.add_node(node)
-            thread = threading.Thread(target=self._spin, args=(executor,), name=name,
+            thread = threading.Thread(target=self._spin, args=(name, executor), name=name,
                                       daemon=True)
             self._executors.append(executor)
             self._threads.append(thread)
             thread.start()
 
-    @staticmethod
-    def _spin(executor: Any) -> None:
+    def _spin(self, name: str, executor: Any) -> None:
         try:
             executor.spin()
-        except Exception:  # noqa: B902 - shutdown races end the spin
-            pass
+        except BaseException as error:  # noqa: B902 - reported by failure(), unless stopping
+            if not self._stopping:
+                self.errors[name] = error
+                traceback.print_exc()
+
+    def failure(self) -> Optional[str]:
+        """Return a line naming a node that stopped spinning because a callback raised, or None."""
+        for name, error in self.errors.items():
+            return f'{name} stopped: {type(error).__name__}: {error}'
+        return None
 
     def shutdown(self) -> None:
         """Stop every executor and node."""
         import rclpy
+        self._stopping = True
         for executor in self._executors:
             executor.shutdown(timeout_sec=2.0)
         for thread in self._threads:
@@ -161,32 +233,57 @@ class SuiteProcess:
             rclpy.try_shutdown(context=self.context)
 
 
-def default_parameter_file() -> pathlib.Path:
-    """Return the shipped parameter file ``config/robot_sm.yaml``."""
+def shipped_parameter_files(sim: bool) -> List[pathlib.Path]:
+    """Return ``config/robot_sm.yaml``, and ``config/sim.yaml`` after it for the simulation."""
     from robot_sm.resources import share_directory
-    return share_directory() / 'config' / 'robot_sm.yaml'
+    config = share_directory() / 'config'
+    return [config / 'robot_sm.yaml'] + ([config / 'sim.yaml'] if sim else [])
 
 
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
            namespace: str = '', teleop: bool = False) -> int:
-    """Run the suite (and the simulation) until Ctrl-C; return an exit code."""
+    """
+    Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
+
+    The shipped parameter files are loaded first, then ``parameter_files`` in order. Returns 0
+    when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
+    file or a parameter cannot be used, 1 when a node stops on an error while running.
+    """
     from robot_sm.parameters import ConfigurationError
+    from robot_sm.resources import shipped_worlds, world_file
+
+    def refuse(reason: str) -> int:
+        print(f'robot-sm up: {reason}', file=sys.stderr)
+        return 2
+
     specs = list(SUITE) + (list(SIMULATION) if sim else []) + (list(TELEOP) if teleop else [])
     overrides: Dict[str, Dict[str, Any]] = {}
-    if world:
+    if world is not None:
+        if not sim:
+            return refuse('--world needs --sim')
+        if world not in shipped_worlds() and not world_file(world).is_file():
+            return refuse(f"unknown world '{world}': shipped worlds are "
+                          f"{', '.join(shipped_worlds())}, or give a map YAML file")
         overrides['robot_sim'] = {'world': world}
-    files = list(parameter_files) or [default_parameter_file()]
     stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        suite = SuiteProcess(specs, files, overrides, namespace)
-    except (ConfigurationError, ParameterFileError) as error:
-        print(f'robot-sm up: refusing to start: {error}')
-        return 2
-    print(f"robot-sm up: running {', '.join(suite.nodes)} (Ctrl-C to stop)", flush=True)
-    try:
-        stop.wait()
+        try:
+            suite = SuiteProcess(specs, shipped_parameter_files(sim) + list(parameter_files),
+                                 overrides, namespace)
+        except (ConfigurationError, ParameterFileError) as error:
+            return refuse(f'refusing to start: {error}')
+        print(f"robot-sm up: running {', '.join(suite.nodes)} (Ctrl-C to stop)", flush=True)
+        try:
+            while not stop.wait(0.2):
+                failure = suite.failure()
+                if failure is not None:
+                    print(f'robot-sm up: {failure}', file=sys.stderr)
+                    return 1
+        finally:
+            suite.shutdown()
+        return 0
     finally:
-        suite.shutdown()
-    return 0
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

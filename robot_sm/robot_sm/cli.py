@@ -1,19 +1,21 @@
 # PYTHON_ARGCOMPLETE_OK
 """
-robot-sm: operate a running robot_sm suite from the command line.
+robot-sm: start a robot_sm suite, and operate a running one, from the command line.
 
-A thin front-end over :mod:`robot_sm.api`. Exit codes: 0 when the suite did what was asked, 1
-when it answered ``success=false`` (its message is printed), 2 on a usage error or when the suite
-did not answer within ``--timeout``.
+A thin front-end over :mod:`robot_sm.api` and :func:`robot_sm.bringup.run_up`. Exit codes: 0
+when the suite did what was asked (``up``: when stopped by SIGINT or SIGTERM), 1 when it answered
+``success=false`` (its message is printed), 2 on a usage error, a world or parameter file ``up``
+cannot use, or when the suite did not answer within ``--timeout``.
 """
 
 import argparse
 import dataclasses
 import json
 import math
+import pathlib
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE = 0, 1, 2
 
@@ -25,8 +27,15 @@ def _finite(text: str) -> float:
     return value
 
 
+def _complete_worlds(**_: Any) -> Iterable[str]:
+    """Complete --world with the shipped worlds (argcomplete calls this)."""
+    from robot_sm.resources import shipped_worlds
+    return shipped_worlds()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand."""
+    from robot_sm.resources import shipped_worlds
     parser = argparse.ArgumentParser(
         prog='robot-sm', description='Operate a running robot_sm suite.',
         epilog='Exit codes: 0 done, 1 refused by the suite, 2 usage error or suite unreachable.')
@@ -36,6 +45,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help='seconds to wait for the suite to answer (default 5)')
     parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
     commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
+
+    up = commands.add_parser(
+        'up', help='run the suite in this process until Ctrl-C',
+        description='Run the suite (and the simulation, and teleop) in this process until '
+                    'SIGINT or SIGTERM, for machines without ros2 launch. Loads '
+                    'config/robot_sm.yaml (and config/sim.yaml with --sim), then --params.')
+    up.add_argument('--sim', action='store_true',
+                    help='also run base_controller and robot_sim, the simulated robot')
+    world = up.add_argument('--world', metavar='NAME',
+                            help='world of the simulation (needs --sim): '
+                                 f"{', '.join(shipped_worlds())} or a map YAML file")
+    setattr(world, 'completer', _complete_worlds)
+    up.add_argument('--params', nargs='+', action='extend', default=[], metavar='FILE',
+                    type=pathlib.Path, help='ROS parameter files, loaded last, in order')
+    up.add_argument('--teleop', action='store_true', help='also run teleop_retargeting')
 
     status = commands.add_parser('status', help='show state, mode, e-stop, waypoints and pose')
     status.add_argument('--watch', '-w', action='store_true', help='refresh every second')
@@ -151,6 +175,10 @@ def list_plugins() -> List[Dict[str, str]]:
 
 
 def _run(args: argparse.Namespace, emit: Callable[[Any, str], None]) -> int:
+    if args.command == 'up':
+        from robot_sm.bringup import run_up
+        return run_up(args.sim, args.world, args.params, args.namespace, args.teleop)
+
     from robot_sm.api import Result, SuiteClient
 
     if args.command == 'plugins':

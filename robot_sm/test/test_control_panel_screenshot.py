@@ -16,13 +16,12 @@ from operator_suite import OperatorSuite, WAIT
 import pytest
 from robot_sm.api import SuiteClient
 from robot_sm.bringup import (
-    default_parameter_file,
     load_parameter_file,
     parameters_for,
+    shipped_parameter_files,
     SIMULATION,
     SUITE,
 )
-from robot_sm.resources import share_directory
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 
@@ -39,16 +38,15 @@ WAYPOINTS = [(1.7, 1.0, ''), (-4.0, -4.0, ''), (4.0, 4.6, 'Wait'), (6.6, 1.4, ''
 
 def start_simulated_suite(ros: RosHarness) -> None:
     """Start the suite and the simulation with the shipped parameter files, as the demo does."""
-    files = [load_parameter_file(default_parameter_file()),
-             load_parameter_file(share_directory() / 'config' / 'sim.yaml')]
+    files = [load_parameter_file(path) for path in shipped_parameter_files(sim=True)]
     overrides: Dict[str, Dict[str, Any]] = {
         'state_interface': {'Navigation.max_linear_speed': 0.45},
     }
     for spec in list(SUITE) + list(SIMULATION):
-        ros.start_node(spec.load_class(),
-                       parameters_for(spec.executable, files, {**spec.parameters,
-                                                               **overrides.get(spec.executable,
-                                                                               {})}))
+        values = parameters_for(spec.executable, files,
+                                {**spec.parameters, **overrides.get(spec.executable, {})},
+                                namespace=ros.namespace)
+        ros.start_node(spec.load_class(), values)
 
 
 def statuses(table: Any) -> List[str]:
