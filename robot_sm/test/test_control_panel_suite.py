@@ -179,11 +179,10 @@ def test_the_panel_shows_changes_made_from_the_command_line(operator: Operator) 
                                ['waypoint', 'add', '1.5', '-2', '--routine', 'Wait'])
     for result in results:
         assert result.returncode == 0, describe(result)
+    row = ['0', '1.50', '-2.00', '0°', 'Wait', 'pending']
     operator.until(lambda: panel.estop_button.isChecked()
                    and panel.state_label.text() == 'Current state: Emergency Stop'
-                   and panel.reverse_box.isChecked()
-                   and operator.table_texts() == [['0', '1.50', '-2.00', '0°', 'Wait',
-                                                    'pending']])
+                   and panel.reverse_box.isChecked() and operator.table_texts() == [row])
     assert not panel.mode_buttons['autonomy'].isEnabled()
     # Under the e-stop the suite refuses to start; the panel says so.
     operator.click(panel.following_button)
