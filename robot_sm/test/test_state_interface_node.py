@@ -22,8 +22,9 @@ from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 
 TICK = 0.05  # update_frequency 20 Hz
-#: Time DDS may take to carry the e-stop to the state interface on a loaded 2-core machine.
-TRANSPORT = 0.05
+#: Allowance for DDS and scheduling on a loaded 2-core machine (the bench measures the real
+#: figures: e-stop → Emergency Stop p99 52 ms at 20 Hz).
+TRANSPORT = 0.1
 WAIT = 10.0
 
 
@@ -68,10 +69,12 @@ class Suite:
                              SetBool.Request(data=start))
 
     def estop(self, engaged: bool) -> float:
+        """Engage or release the e-stop; return when the call was made."""
+        called = time.monotonic()
         response = self.ros.call(SetBool, 'robot_sm/emergency_stop',
                                  SetBool.Request(data=engaged))
         assert response.success, response.message
-        return time.monotonic()
+        return called
 
 
 @pytest.fixture

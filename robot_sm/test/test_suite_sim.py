@@ -25,7 +25,7 @@ from std_srvs.srv import SetBool
 CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config'
 TICK = 0.05
 #: Time DDS may take between nodes on a loaded 2-core machine.
-TRANSPORT = 0.05
+TRANSPORT = 0.1
 AUTONOMY_TIMEOUT = 0.5
 
 
@@ -77,10 +77,12 @@ class SimSuite:
         assert response.success, response.message
 
     def estop(self, engaged: bool) -> float:
+        """Engage or release the e-stop; return when the call was made."""
+        called = time.monotonic()
         response = self.ros.call(SetBool, 'robot_sm/emergency_stop',
                                  SetBool.Request(data=engaged))
         assert response.success, response.message
-        return time.monotonic()
+        return called
 
     def position(self) -> Tuple[float, float]:
         msg = self.odom.last

@@ -12,10 +12,35 @@ from typing import Any, List, Tuple
 
 from geometry_msgs.msg import PoseArray
 from robot_sm.exploration import FrontierSearch, select_goal
+from robot_sm.exploration.frontier_search import Frontier
+from robot_sm.planar import Pose2D
 from robot_sm.plugins.conversions import grid_from_msg, pose2d, pose_msg, stamp
 from robot_sm.statemachine.base_state import StateParameter
 from robot_sm.statemachine.behaviours import CalculateGoalState
 from robot_sm.statemachine.calls import PendingCall
+from robot_sm.statemachine.port import Context
+
+#: Where the frontier goals go: the service provider's goal-obsolete check, and RViz.
+EXPLORATION_GOALS = 'robot_sm/exploration_goals'
+
+
+class FrontierGoals:
+    """The frontiers of a map, their goals published on ``robot_sm/exploration_goals``."""
+
+    def __init__(self, context: Context, search: FrontierSearch) -> None:
+        self._context = context
+        self._search = search
+        self._publisher = context.publisher(EXPLORATION_GOALS, 'geometry_msgs/msg/PoseArray')
+
+    def update(self, grid: Any, robot: Pose2D) -> List[Frontier]:
+        """Search ``grid`` (an OccupancyGrid message) from ``robot``; publish and return them."""
+        frontiers = self._search.search(grid_from_msg(grid), robot)
+        msg = PoseArray()
+        msg.header.frame_id = self._context.map_frame
+        msg.header.stamp = stamp(self._context.now())
+        msg.poses = [pose_msg(frontier.goal(robot)) for frontier in frontiers]
+        self._publisher.publish(msg)
+        return frontiers
 
 
 class CalculateGoal(CalculateGoalState):
@@ -42,14 +67,12 @@ class CalculateGoal(CalculateGoalState):
         self._map = context.subscribe('map', 'nav_msgs/msg/OccupancyGrid', qos='state')
         self._pose = context.subscribe(context.parameter('pose_topic'),
                                        'nav_msgs/msg/Odometry', qos='sensor')
-        self._goals = context.publisher('robot_sm/exploration_goals',
-                                        'geometry_msgs/msg/PoseArray')
         self._failed: PendingCall = context.call('robot_sm/get_failed_goals',
                                                  'robot_sm_msgs/srv/GetFailedGoals')
-        self._search = FrontierSearch(
+        self._frontiers = FrontierGoals(context, FrontierSearch(
             min_frontier_size=context.parameter('min_frontier_size'),
             potential_scale=context.parameter('potential_scale'),
-            gain_scale=context.parameter('gain_scale'))
+            gain_scale=context.parameter('gain_scale')))
 
     def update(self) -> None:
         """Choose a goal once the map, the pose and the failed goals are in."""
@@ -69,8 +92,7 @@ class CalculateGoal(CalculateGoalState):
         else:
             context.logger.warning(f'no failed goals ({self._failed.describe()}): none skipped')
         robot = pose2d(self._pose.latest.pose.pose)
-        frontiers = self._search.search(grid_from_msg(self._map.latest), robot)
-        self._publish_goals([f.goal(robot) for f in frontiers])
+        frontiers = self._frontiers.update(self._map.latest, robot)
         best = select_goal(frontiers, failed, context.parameter('blacklist_radius'))
         if best is None:
             skipped = f' ({len(frontiers)} near failed goals)' if frontiers else ''
@@ -81,10 +103,3 @@ class CalculateGoal(CalculateGoalState):
         context.logger.info(f'next goal ({goal.x:.2f}, {goal.y:.2f}): frontier of '
                             f'{best.size:.2f} m at {best.distance:.2f} m')
         self.navigate_to(pose_msg(goal))
-
-    def _publish_goals(self, goals: List[Any]) -> None:
-        msg = PoseArray()
-        msg.header.frame_id = self.context.map_frame
-        msg.header.stamp = stamp(self.context.now())
-        msg.poses = [pose_msg(goal) for goal in goals]
-        self._goals.publish(msg)

@@ -14,8 +14,10 @@ a stale flag of the previous goal never ends a fresh one.
 """
 
 import importlib.util
+import math
 from typing import List, Optional, Tuple
 
+from robot_sm.exploration import FrontierSearch
 from robot_sm.navigation import (
     GridNavigator,
     NavigationStatus,
@@ -24,6 +26,7 @@ from robot_sm.navigation import (
 )
 from robot_sm.planar import Pose2D
 from robot_sm.plugins.conversions import grid_from_msg, path_msg, pose2d, twist
+from robot_sm.plugins.exploration import FrontierGoals
 from robot_sm.statemachine.base_state import StateParameter
 from robot_sm.statemachine.calls import PendingGoal
 from robot_sm.statemachine.constants import GoalStatus, NavigationMode, OperationMode, Role
@@ -61,6 +64,12 @@ class Navigation(NavigationState):
                        minimum=0.0),
         StateParameter('startup_timeout', 5.0, 'Seconds to wait for the first map and pose '
                        'before the goal fails.', minimum=0.1),
+        StateParameter('frontier_update_period', 1.0, 'In exploration interrupt mode, seconds '
+                       'between searches of the growing map for frontiers, published on '
+                       'robot_sm/exploration_goals so that the service provider can tell when '
+                       'the goal stops being one.', minimum=0.05),
+        StateParameter('min_frontier_size', 0.3, 'Shortest frontier (m) in those searches; keep '
+                       'it equal to CalculateGoal.min_frontier_size.', minimum=0.0),
         StateParameter('use_nav2', False, "Use Nav2's NavigateToPose action instead of the "
                        'built-in navigator (needs nav2_msgs).'),
         StateParameter('nav2_action', 'navigate_to_pose', 'Name of the Nav2 action.'),
@@ -82,9 +91,16 @@ class Navigation(NavigationState):
         self._mode = context.subscribe('robot_sm/operation_mode',
                                        'robot_sm_msgs/msg/OperationMode', qos='state')
         self._obsolete_flag = None
+        self._frontiers: Optional[FrontierGoals] = None
         if self.goal.mode == NavigationMode.EXPLORATION:
             self._obsolete_flag = context.subscribe('robot_sm/goal_obsolete',
                                                     'std_msgs/msg/Bool', qos='state')
+            self._interrupt_mode = context.subscribe('robot_sm/exploration_mode',
+                                                     'std_msgs/msg/Bool', qos='state')
+            self._frontiers = FrontierGoals(context, FrontierSearch(
+                min_frontier_size=context.parameter('min_frontier_size')))
+            self._frontier_map: object = None
+            self._frontiers_at = -math.inf
         self._nav2_goal: Optional[PendingGoal] = None
         self._use_nav2 = bool(context.parameter('use_nav2'))
         if self._use_nav2 and importlib.util.find_spec('nav2_msgs') is None:
@@ -158,6 +174,7 @@ class Navigation(NavigationState):
             self._obsolete = True
             self.abort('the exploration goal is no longer a frontier')
             return
+        self._update_frontiers(pose, now)
         if self._reverse.latest is not None:
             self._navigator.set_reverse(bool(self._reverse.latest.data))
         mode = self._mode.latest
@@ -173,6 +190,18 @@ class Navigation(NavigationState):
             self.succeed()
         elif step.status == NavigationStatus.FAILED:
             self.fail(step.message)
+
+    def _update_frontiers(self, pose: Pose2D, now: float) -> None:
+        """In interrupt mode, publish the frontiers of a new map (at most once a period)."""
+        mode = getattr(self, '_interrupt_mode', None)
+        if self._frontiers is None or mode is None or mode.latest is None \
+                or not mode.latest.data:
+            return
+        if self._map_msg is self._frontier_map \
+                or now - self._frontiers_at < self.context.parameter('frontier_update_period'):
+            return
+        self._frontier_map, self._frontiers_at = self._map_msg, now
+        self._frontiers.update(self._map_msg, pose)
 
     def _update_nav2(self, now: float) -> None:
         """Drive with Nav2: send the goal once its server is up, then wait for the result."""
