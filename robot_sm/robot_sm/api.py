@@ -140,6 +140,7 @@ class SuiteClient:
         self._clients: Dict[str, Any] = {}
         self._latched: Dict[str, Any] = {}
         self._latched_lock = threading.Lock()
+        self._closed = threading.Event()
 
     def _spin(self) -> None:
         try:
@@ -148,7 +149,8 @@ class SuiteClient:
             pass
 
     def close(self) -> None:
-        """Disconnect from the suite."""
+        """Disconnect from the suite; calls still waiting raise SuiteUnavailable at once."""
+        self._closed.set()
         self._executor.shutdown(timeout_sec=1.0)
         self._thread.join(timeout=2.0)
         self.node.destroy_node()
@@ -163,8 +165,18 @@ class SuiteClient:
 
     # ---- plumbing -----------------------------------------------------------------------------
 
+    def _check_open(self) -> None:
+        if self._closed.is_set():
+            raise SuiteUnavailable('the connection to the suite was closed')
+
     def _full_name(self, name: str) -> str:
         return self.node.resolve_service_name(name)
+
+    def _client(self, srv_type: Any, name: str) -> Any:
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = self.node.create_client(srv_type, name)
+        return client
 
     def call(self, srv_type: Any, name: str, request: Any = None) -> Any:
         """
@@ -172,25 +184,42 @@ class SuiteClient:
 
         :raises SuiteUnavailable: if it is not available or does not answer within the timeout.
         """
-        client = self._clients.get(name)
-        if client is None:
-            client = self._clients[name] = self.node.create_client(srv_type, name)
+        self._check_open()
+        client = self._client(srv_type, name)
         deadline = time.monotonic() + self.timeout
-        if not client.wait_for_service(timeout_sec=self.timeout):
-            raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
-                                   f'(waited {self.timeout:g} s): is the suite running?')
+        # Client.wait_for_service checks every 0.25 s; an operator notices that on every call.
+        while not client.service_is_ready():
+            self._check_open()
+            if time.monotonic() >= deadline:
+                raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
+                                       f'(waited {self.timeout:g} s): is the suite running?')
+            time.sleep(0.005)
         future = client.call_async(request if request is not None else srv_type.Request())
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
-        if not done.wait(max(0.0, deadline - time.monotonic())):
-            client.remove_pending_request(future)
-            raise SuiteUnavailable(f'service {self._full_name(name)} did not answer within '
-                                   f'{self.timeout:g} s')
+        while not done.wait(0.02):
+            self._check_open()
+            if time.monotonic() >= deadline:
+                client.remove_pending_request(future)
+                raise SuiteUnavailable(f'service {self._full_name(name)} did not answer within '
+                                       f'{self.timeout:g} s')
         return future.result()
 
     def _trigger(self, srv_type: Any, name: str, request: Any = None) -> Result:
         response = self.call(srv_type, name, request)
         return Result(bool(response.success), str(response.message))
+
+    def _subscribe_latched(self, msg_type: Any, topic: str) -> None:
+        if topic in self._latched:
+            return
+        with self._latched_lock:
+            self._latched[topic] = None
+
+        def store(msg: Any) -> None:
+            with self._latched_lock:
+                self._latched[topic] = msg
+
+        self.node.create_subscription(msg_type, topic, store, qos.STATE)
 
     def latched(self, msg_type: Any, topic: str, wait: bool = True) -> Any:
         """
@@ -198,21 +227,15 @@ class SuiteClient:
 
         :raises SuiteUnavailable: if ``wait`` and nothing arrives within the timeout.
         """
-        if topic not in self._latched:
-            with self._latched_lock:
-                self._latched[topic] = None
-
-            def store(msg: Any) -> None:
-                with self._latched_lock:
-                    self._latched[topic] = msg
-
-            self.node.create_subscription(msg_type, topic, store, qos.STATE)
+        self._check_open()
+        self._subscribe_latched(msg_type, topic)
         deadline = time.monotonic() + (self.timeout if wait else 0.0)
         while True:
             with self._latched_lock:
                 msg = self._latched[topic]
             if msg is not None or time.monotonic() >= deadline:
                 break
+            self._check_open()
             time.sleep(0.01)
         if msg is None and wait:
             raise SuiteUnavailable(f'nothing on {self.node.resolve_topic_name(topic)} within '
@@ -440,6 +463,7 @@ class SuiteClient:
         try:
             deadline = time.monotonic() + self.timeout
             while publisher.get_subscription_count() == 0:
+                self._check_open()
                 if time.monotonic() >= deadline:
                     raise SuiteUnavailable(
                         f'nobody subscribes to {publisher.topic_name} (waited '
@@ -481,6 +505,12 @@ class SuiteClient:
     def status(self) -> Status:
         """Collect the state, mode, e-stop, waypoints and pose in one snapshot."""
         status = Status()
+        topics = ((String, 'robot_sm/state_info'), (OperationMode, 'robot_sm/operation_mode'),
+                  (WaypointArray, 'robot_sm/waypoints'), (Bool, 'robot_sm/reverse_mode'))
+        # Subscribe to everything first, so that it is all discovered at the same time.
+        for msg_type, topic in topics:
+            self._subscribe_latched(msg_type, topic)
+        self._client(GetRobotPose, 'robot_sm/get_robot_pose')
         state = self.latched(String, 'robot_sm/state_info')
         status.state = state.data
         mode = self.latched(OperationMode, 'robot_sm/operation_mode')

@@ -1,10 +1,13 @@
 """robot-sm without a suite: usage errors, an unreachable suite, plugin listing."""
 
 import json
+import os
+import pathlib
 import subprocess
 import sys
 from typing import List
 
+from operator_suite import cli_command
 import pytest
 from robot_sm.cli import build_parser, main
 
@@ -57,3 +60,32 @@ def test_plugins_are_listed_as_json() -> None:
 def test_parser_defaults() -> None:
     args = build_parser().parse_args(['waypoint', 'add', '1', '2'])
     assert (args.x, args.y, args.yaw, args.routine, args.at) == (1.0, 2.0, 0.0, '', -1)
+
+
+def complete(tmp_path: pathlib.Path, line: str) -> List[str]:
+    """Return what the shell offers when Tab is pressed after ``line`` (argcomplete)."""
+    out = tmp_path / 'completions'
+    env = {**os.environ, '_ARGCOMPLETE': '1', '_ARGCOMPLETE_IFS': '\n', 'COMP_LINE': line,
+           'COMP_POINT': str(len(line)), '_ARGCOMPLETE_STDOUT_FILENAME': str(out)}
+    result = subprocess.run(cli_command(), env=env, capture_output=True, text=True, timeout=60.0)
+    assert result.returncode == 0, result.stderr
+    return [word.strip() for word in out.read_text().split('\n')]
+
+
+@pytest.mark.parametrize('line, offered', [
+    ('robot-sm wa', ['waypoint']),
+    ('robot-sm waypoint r', ['remove', 'routine', 'routines', 'reset']),
+    ('robot-sm follow start --mode ', ['single', 'roundtrip', 'patrol']),
+    ('robot-sm estop o', ['on', 'off']),
+])
+def test_tab_completes_commands_and_choices(tmp_path: pathlib.Path, line: str,
+                                            offered: List[str]) -> None:
+    pytest.importorskip('argcomplete')
+    assert complete(tmp_path, line) == offered
+
+
+def test_the_cli_works_without_argcomplete(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setitem(sys.modules, 'argcomplete', None)  # import argcomplete fails
+    assert main(['--help']) == 0
+    assert 'robot-sm' in capsys.readouterr().out

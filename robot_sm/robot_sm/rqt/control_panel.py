@@ -25,8 +25,9 @@ from robot_sm.api import (
     waypoint_infos,
     WaypointInfo,
 )
+from robot_sm.nodes.waypoint_markers import colour_of
 from robot_sm.qos import STATE
-from robot_sm.rqt.qt import QtCore, QtWidgets, Signal
+from robot_sm.rqt.qt import QtCore, QtGui, QtWidgets, Signal
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import Bool, String
 
@@ -70,11 +71,18 @@ class PanelBackend:
                 return function(*args)
             except SuiteUnavailable as error:
                 return Result(False, str(error))
+            except Exception as error:  # noqa: B902 - a click must never fail silently
+                return Result(False, f'{type(error).__name__}: {error}')
         return self._worker.submit(run)
 
-    def close(self) -> None:
-        """Stop the worker (pending calls are dropped)."""
-        self._worker.shutdown(wait=False, cancel_futures=True)
+    def close(self, wait: bool = False) -> None:
+        """
+        Stop the worker: calls not started yet are dropped.
+
+        A call in progress ends when it is answered, times out or the client is closed;
+        ``wait`` waits for that.
+        """
+        self._worker.shutdown(wait=wait, cancel_futures=True)
 
 
 def waypoint_rows(array: Optional[WaypointArray]) -> List[WaypointInfo]:
@@ -96,8 +104,11 @@ class ControlPanel(QtWidgets.QWidget):
         self.setWindowTitle('robot_sm control')
         self._routines: List[str] = []
         self._shown_rows: List[Tuple[Any, ...]] = []
+        self._closed = False
         self._exploring = False
         self._following = False
+        self._shown_exploration_mode: Optional[bool] = None
+        self._shown_following_mode: Optional[int] = None
         self.call_finished.connect(self._on_call_finished)
         self._build()
         self._timer = QtCore.QTimer(self)
@@ -191,6 +202,10 @@ class ControlPanel(QtWidgets.QWidget):
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        for section in range(6):  # the routine column takes the space left
+            header.setSectionResizeMode(section, QtWidgets.QHeaderView.Stretch if section == 4
+                                        else QtWidgets.QHeaderView.ResizeToContents)
         column.addWidget(self.table)
         buttons = QtWidgets.QHBoxLayout()
         self.delete_button = QtWidgets.QPushButton('Delete')
@@ -217,8 +232,12 @@ class ControlPanel(QtWidgets.QWidget):
     def request(self, description: str, function: Callable[..., Result], *args: Any) -> None:
         """Run a suite call in the background; its result is shown when it arrives."""
         future = self.backend.submit(function, *args)
-        future.add_done_callback(
-            lambda done: self.call_finished.emit(description, done.result()))
+        future.add_done_callback(lambda done: self._call_done(description, done))
+
+    def _call_done(self, description: str, done: 'Future[Result]') -> None:
+        """Hand a finished call to the GUI thread (runs on the worker thread)."""
+        if not self._closed and not done.cancelled():
+            self.call_finished.emit(description, done.result())
 
     def _on_call_finished(self, description: str, result: Result) -> None:
         if description == 'routines':
@@ -332,11 +351,15 @@ class ControlPanel(QtWidgets.QWidget):
         reverse = latest['reverse_mode']
         if reverse is not None:
             self.reverse_box.setChecked(bool(reverse.data))
+        # The mode boxes follow the suite when its mode changes, and otherwise keep what the
+        # operator chose for the next start.
         exploration = latest['exploration_mode']
-        if exploration is not None and not self._exploring:
+        if exploration is not None and exploration.data != self._shown_exploration_mode:
+            self._shown_exploration_mode = exploration.data
             self.exploration_mode.setCurrentIndex(1 if exploration.data else 0)
         array = latest['waypoints']
-        if array is not None and not self._following:
+        if array is not None and array.mode != self._shown_following_mode:
+            self._shown_following_mode = array.mode
             self.following_mode.setCurrentIndex(
                 FOLLOWING_MODES.index(FOLLOWING_MODE_NAMES.get(array.mode, 'single')))
         self._show_waypoints(waypoint_rows(array))
@@ -355,6 +378,10 @@ class ControlPanel(QtWidgets.QWidget):
             for column, text in enumerate(cells):
                 if text is not None:
                     self.table.setItem(row, column, QtWidgets.QTableWidgetItem(text))
+            # The status in the colour RViz draws the waypoint's flag in.
+            colour = colour_of(waypoint.visited, waypoint.unreachable)
+            self.table.item(row, 5).setForeground(
+                QtGui.QBrush(QtGui.QColor.fromRgbF(colour.r, colour.g, colour.b)))
             box = QtWidgets.QComboBox()
             box.addItems([NO_ROUTINE] + sorted(set(self._routines) | ({waypoint.routine} - {''})))
             box.setCurrentText(waypoint.routine or NO_ROUTINE)
@@ -366,6 +393,7 @@ class ControlPanel(QtWidgets.QWidget):
 
     def shutdown(self) -> None:
         """Stop refreshing and release the backend (ROS itself keeps running)."""
+        self._closed = True
         self._timer.stop()
         self.backend.close()
 
@@ -373,6 +401,7 @@ class ControlPanel(QtWidgets.QWidget):
 def main() -> int:
     """Run the panel in a window of its own (outside rqt)."""
     import argparse
+    import signal
     import sys
     parser = argparse.ArgumentParser(description='robot_sm control panel')
     parser.add_argument('--namespace', '-n', default='')
@@ -381,6 +410,12 @@ def main() -> int:
     client = SuiteClient(namespace=args.namespace, timeout=3.0)
     panel = ControlPanel(PanelBackend(client))
     panel.show()
+    # Ctrl-C closes the window. Python runs signal handlers only between bytecodes, so a timer
+    # hands control to the interpreter now and then while Qt's event loop waits.
+    signal.signal(signal.SIGINT, lambda *_: app.quit())
+    wake = QtCore.QTimer()
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
     try:
         return int(app.exec() if hasattr(app, 'exec') else app.exec_())
     finally:

@@ -1,0 +1,272 @@
+"""
+robot-sm against a running suite: every subcommand, run as a child process like an operator does.
+
+Exit codes: 0 when the suite did it, 1 when the suite refused (its message printed), 2 when the
+suite (or the part a command needs) does not answer within ``--timeout``.
+"""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import time
+from typing import Iterator, List, Sequence
+
+from geometry_msgs.msg import PoseStamped
+from operator_suite import (
+    cli_command,
+    describe,
+    OperatorSuite,
+    run_cli,
+    run_cli_together,
+    TEST_PLUGINS,
+    WAIT,
+)
+import pytest
+from robot_sm import qos
+from robot_sm.nodes.robot_control_mux import RobotControlMux
+from robot_sm.nodes.service_provider import ServiceProvider
+from robot_sm.testing import RosHarness, wait_until
+from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.srv import GetNavigationGoal, WaypointVisited
+from std_srvs.srv import SetBool
+
+YAW_90 = (math.sin(math.pi / 4), math.cos(math.pi / 4))
+
+
+@pytest.fixture
+def suite(ros: RosHarness) -> Iterator[OperatorSuite]:
+    yield OperatorSuite(ros)
+
+
+def cli(suite: OperatorSuite, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess:
+    return run_cli(suite.ros.namespace, *args, timeout=timeout)
+
+
+def ok(suite: OperatorSuite, *args: str) -> subprocess.CompletedProcess:
+    result = cli(suite, *args)
+    assert result.returncode == 0, describe(result)
+    return result
+
+
+def refused(suite: OperatorSuite, *args: str) -> subprocess.CompletedProcess:
+    result = cli(suite, *args)
+    assert result.returncode == 1, describe(result)
+    return result
+
+
+def together(suite: OperatorSuite, *commands: Sequence[str],
+             timeout: float = 5.0) -> List[subprocess.CompletedProcess]:
+    return run_cli_together(suite.ros.namespace, *commands, timeout=timeout)
+
+
+def poses(array: WaypointArray) -> list:
+    return [(round(w.pose.position.x, 6), round(w.pose.position.y, 6), w.routine)
+            for w in array.waypoints]
+
+
+def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
+        suite: OperatorSuite) -> None:
+    suite.add_waypoint(1.0, 2.0, 'Wait')
+    suite.publish_robot_pose(0.5, -0.25, *YAW_90)
+    text_result, json_result = together(suite, ['status'], ['--json', 'status'])
+    assert text_result.returncode == json_result.returncode == 0, describe(text_result)
+    text = text_result.stdout
+    assert 'state      Idle' in text
+    assert 'mode       stopped    e-stop released' in text
+    assert 'driving    forward' in text
+    assert 'pose       (0.50, -0.25, yaw 1.57)' in text
+    assert 'waypoints  1 (0 visited, 0 unreachable), single, forward' in text
+    assert '1.00     2.00    0.00    Wait           pending' in text
+
+    status = json.loads(json_result.stdout)
+    assert (status['state'], status['mode'], status['emergency_stop']) == ('Idle', 'stopped',
+                                                                           False)
+    assert status['pose'] == pytest.approx([0.5, -0.25, math.pi / 2])
+    assert status['driving_reverse'] is False
+    [waypoint] = status['waypoints']
+    assert (waypoint['x'], waypoint['y'], waypoint['routine'], waypoint['visited']) == (
+        1.0, 2.0, 'Wait', False)
+
+
+def test_status_watch_refreshes_until_ctrl_c(suite: OperatorSuite) -> None:
+    watch = suite.ros.start_process(
+        cli_command() + ['--namespace', suite.ros.namespace, 'status', '--watch'])
+    assert wait_until(lambda: 'e-stop released' in watch.output, WAIT), watch.output
+    suite.ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True))
+    # The next refresh (once a second) shows the e-stop and the state it caused.
+    assert wait_until(lambda: 'e-stop ENGAGED' in watch.output
+                      and 'state      Emergency Stop' in watch.output, WAIT), watch.output
+    watch.process.send_signal(signal.SIGINT)
+    assert watch.wait(WAIT) == 0, watch.output
+
+
+def test_estop_on_and_off_reach_the_mux_and_the_state_machine(suite: OperatorSuite) -> None:
+    ok(suite, 'estop', 'on')
+    suite.wait_mode(lambda m: m.emergency_stop)
+    suite.wait_current_state('Emergency Stop')
+    # Under e-stop the suite refuses; the CLI prints why and exits with 1.
+    mode, follow = together(suite, ['mode', 'autonomy'], ['follow', 'start'])
+    assert mode.returncode == 1 and mode.stdout.strip(), describe(mode)
+    assert (follow.returncode, follow.stdout.strip()) == (1, 'Emergency Stop'), describe(follow)
+    ok(suite, 'estop', 'off')
+    mode = suite.wait_mode(lambda m: not m.emergency_stop)
+    assert mode.mode == OperationMode.STOPPED
+    suite.wait_current_state('Idle')
+
+
+def test_mode_selects_autonomy_teleop_and_stopped(suite: OperatorSuite) -> None:
+    answer = json.loads(ok(suite, '--json', 'mode', 'autonomy').stdout)
+    assert answer['success'] is True and answer['message']
+    suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    ok(suite, 'mode', 'teleop')
+    suite.modes.wait_for(lambda m: m.mode == OperationMode.TELEOPERATION, timeout=WAIT)
+    suite.wait_state('Teleoperation')
+    ok(suite, 'mode', 'stopped')
+    suite.wait_mode(lambda m: m.mode == OperationMode.STOPPED)
+    suite.wait_current_state('Idle')
+
+
+def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
+    # Appending and inserting at the front give the same list in either order.
+    plain, added = together(suite, ['waypoint', 'add', '1', '2'],
+                            ['--json', 'waypoint', 'add', '3', '4', '1.5708', '--routine', 'Wait',
+                             '--at', '0'])
+    assert plain.returncode == added.returncode == 0, describe(plain) + describe(added)
+    added_id = json.loads(added.stdout)['data']
+    array = suite.waypoints()
+    assert poses(array) == [(3.0, 4.0, 'Wait'), (1.0, 2.0, '')]
+    assert array.waypoints[0].id == added_id
+
+    suite.publish_robot_pose(0.5, -0.25, *YAW_90)
+    ok(suite, 'waypoint', 'here', '--routine', 'Scripted')
+    assert poses(suite.waypoints())[2] == (0.5, -0.25, 'Scripted')
+
+    listing, as_json, routines = together(suite, ['waypoint', 'list'],
+                                          ['--json', 'waypoint', 'list'],
+                                          ['waypoint', 'routines'])
+    for result in (listing, as_json, routines):
+        assert result.returncode == 0, describe(result)
+    assert listing.stdout.splitlines()[0] == '3 waypoints, single, forward'
+    assert '0.50    -0.25    1.57    Scripted       pending' in listing.stdout
+    rows = json.loads(as_json.stdout)['waypoints']
+    assert [(r['index'], r['x'], r['y'], r['routine']) for r in rows] == [
+        (0, 3.0, 4.0, 'Wait'), (1, 1.0, 2.0, ''), (2, 0.5, -0.25, 'Scripted')]
+    assert routines.stdout.strip() == 'Wait, Scripted'
+
+    for result in together(suite, ['waypoint', 'move', '1', '5', '6', '0.5'],
+                           ['waypoint', 'routine', '1', 'Wait']):
+        assert result.returncode == 0, describe(result)
+    moved = suite.waypoints().waypoints[1]
+    assert (moved.pose.position.x, moved.pose.position.y, moved.routine) == (5.0, 6.0, 'Wait')
+
+    assert suite.ros.call(WaypointVisited, 'robot_sm/waypoint_visited',
+                          WaypointVisited.Request(position=2)).success
+    for result in together(suite, ['waypoint', 'remove', '0'], ['waypoint', 'reset']):
+        assert result.returncode == 0, describe(result)
+    array = suite.waypoints()
+    assert poses(array) == [(5.0, 6.0, 'Wait'), (0.5, -0.25, 'Scripted')]
+    assert not any(w.visited for w in array.waypoints)
+
+
+def test_what_the_suite_refuses_exits_with_1_and_prints_why(suite: OperatorSuite) -> None:
+    suite.add_waypoint(1.0, 2.0)
+    commands = {
+        ('follow', 'stop'): 'Waypoint following not running',
+        ('explore', 'stop'): 'Exploration not running',
+        ('goal', 'cancel'): 'No simple goal running (Idle)',
+        ('waypoint', 'remove', '7'): 'position: 7 is out of range',
+        ('waypoint', 'routine', '0', 'Dance'): 'Dance',
+        ('reverse', 'off'): 'already in the requested mode: forward',
+    }
+    for why, result in zip(commands.values(), together(suite, *commands)):
+        assert result.returncode == 1, describe(result)
+        assert why in result.stdout, describe(result)
+    assert poses(suite.waypoints()) == [(1.0, 2.0, '')]
+    assert suite.state == 'Idle'
+
+
+def test_follow_start_applies_mode_and_direction_then_stop(ros: RosHarness) -> None:
+    # Navigation "drives" for 10 s, so the following is still running when it is stopped.
+    suite = OperatorSuite(ros, {'ScriptedNavigation.drive_ticks': 200})
+    suite.add_waypoint(1.0, 0.0)
+    suite.add_waypoint(2.0, 0.0)
+    assert ok(suite, 'follow', 'start', '--mode', 'patrol', '--reverse').stdout.strip() == \
+        'Waypoint following started'
+    suite.wait_state('W: Navigation')
+    array = suite.waypoints()
+    assert (array.mode, array.reverse) == (WaypointArray.PATROL, True)
+    # Reversed: the highest index is driven to first.
+    goal = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
+    assert goal.waypoint_position == 1
+    assert ok(suite, 'follow', 'stop').stdout.strip() == 'Waypoint following stopped'
+    suite.wait_current_state('Idle')
+
+    # A refused start leaves the mode and direction as they were.
+    ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True))
+    suite.wait_current_state('Emergency Stop')
+    assert refused(suite, 'follow', 'start', '--mode', 'single').stdout.strip() == \
+        'Emergency Stop'
+    array = suite.waypoints()
+    assert (array.mode, array.reverse) == (WaypointArray.PATROL, True)
+
+
+def test_explore_start_sets_finish_or_interrupt_then_stop(suite: OperatorSuite) -> None:
+    # No map is published: Calculate Goal waits for one (60 s), so exploration keeps running.
+    assert ok(suite, 'explore', 'start', '--finish').stdout.strip() == 'Exploration started'
+    suite.exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
+    suite.wait_state(lambda name: name.startswith('E: '))
+    assert ok(suite, 'explore', 'stop').stdout.strip() == 'Exploration stopped'
+    suite.wait_current_state('Idle')
+    started = time.monotonic()
+    ok(suite, 'explore', 'start', '--interrupt')
+    suite.exploration.wait_for(lambda m: m.data is True, timeout=WAIT, after=started)
+    suite.wait_state('E: Calculate Goal', after=started)
+
+
+def test_goal_drives_to_a_simple_goal_and_cancel_stops_it(ros: RosHarness) -> None:
+    suite = OperatorSuite(ros, {'ScriptedNavigation.drive_ticks': 200})
+    sent = ros.record(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+    assert ok(suite, 'goal', '2', '3', '1.5708').stdout.strip() == 'goal (2, 3, yaw 1.5708) sent'
+    goal = sent.wait_for(timeout=WAIT)
+    assert (goal.header.frame_id, goal.pose.position.x, goal.pose.position.y) == ('map', 2.0,
+                                                                                  3.0)
+    suite.wait_current_state('G: Navigation')
+    assert ok(suite, 'goal', 'cancel').stdout.strip() == 'Simple goal stopped'
+    suite.wait_current_state('Idle')
+
+
+def test_reverse_on_off(suite: OperatorSuite) -> None:
+    ok(suite, 'reverse', 'on')
+    suite.reverse.wait_for(lambda m: m.data is True, timeout=WAIT)
+    ok(suite, 'reverse', 'off')
+    assert wait_until(lambda: suite.reverse.last.data is False, WAIT)
+
+
+def test_a_missing_part_of_the_suite_is_named_and_exits_with_2(ros: RosHarness) -> None:
+    # The mux and the service provider run, the state interface does not.
+    ros.start_node(RobotControlMux)
+    ros.start_node(ServiceProvider, {'waypoints_file': ''})
+    suite = OperatorSuite(ros, start_nodes=False)
+    commands = {'robot_sm/simple_goal': ['goal', '1', '2'],
+                'robot_sm/start_stop_waypoint_following': ['follow', 'stop'],
+                'robot_sm/state_info': ['status']}
+    results = together(suite, *commands.values(), timeout=0.5)
+    for missing, result in zip(commands, results):
+        assert result.returncode == 2, describe(result)
+        assert f'{ros.namespace}/{missing}' in result.stderr, describe(result)
+        assert not result.stdout
+
+
+def test_plugins_lists_installed_states_without_importing_them() -> None:
+    plugins_path = os.pathsep.join(
+        [str(TEST_PLUGINS)] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p])
+    result = run_cli('/', 'plugins', env={'PYTHONPATH': plugins_path})
+    assert result.returncode == 0, describe(result)
+    lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()}
+    assert lines['ScriptedNavigation'] == ['state', 'robot_sm_test_plugins:ScriptedNavigation']
+    assert lines['ScriptedRoutine'][0] == 'routine'
+    assert lines['WaitRoutine'][0] == 'routine'
+    # Listed, not loaded: the module of this entry point does not exist.
+    assert lines['MissingModule'] == ['state', 'robot_sm_test_plugins.does_not_exist:Anything']

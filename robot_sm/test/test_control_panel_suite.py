@@ -1,0 +1,314 @@
+"""
+The control panel against the running suite, offscreen, driven by real mouse and key events.
+
+Every control is clicked as an operator would click it; the test then checks what the suite did
+(over DDS, from the probe) and that the panel shows what the suite reports, including changes
+made by someone else from the command line. Qt is touched only on this (the GUI) thread.
+"""
+
+import importlib
+import os
+import time
+from typing import Any, Callable, Iterator, List
+
+from geometry_msgs.msg import PoseStamped
+from operator_suite import describe, OperatorSuite, run_cli, run_cli_together, WAIT
+import pytest
+from robot_sm import qos
+from robot_sm.api import SuiteClient
+from robot_sm.testing import RosHarness, wait_until
+from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.srv import WaypointVisited
+
+os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
+qt = pytest.importorskip('robot_sm.rqt.qt')
+QtCore, QtWidgets = qt.QtCore, qt.QtWidgets
+# QTest of the same binding as the panel's widgets (PySide6 here, PyQt on a ROS install).
+QTest = importlib.import_module(QtCore.__name__.rpartition('.')[0] + '.QtTest').QTest
+Qt = QtCore.Qt
+
+
+@pytest.fixture(scope='module')
+def app() -> Any:
+    return QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+
+
+@pytest.fixture
+def qt_warnings(app: Any) -> Iterator[List[str]]:
+    """Collect Qt's warnings (threading mistakes are reported as warnings)."""
+    messages: List[str] = []
+
+    def handler(kind: Any, context: Any, message: str) -> None:
+        messages.append(str(message))
+
+    previous = QtCore.qInstallMessageHandler(handler)
+    yield messages
+    QtCore.qInstallMessageHandler(previous)
+
+
+class Operator:
+    """A panel on the screen and the hands that use it."""
+
+    def __init__(self, app: Any, suite: OperatorSuite) -> None:
+        from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
+        self.app = app
+        self.suite = suite
+        self.client = SuiteClient(namespace=suite.ros.namespace, timeout=5.0,
+                                  context=suite.ros.context)
+        self.panel = ControlPanel(PanelBackend(self.client), refresh_hz=20.0)
+        self.panel.resize(520, 720)
+        self.panel.show()
+        assert QTest.qWaitForWindowExposed(self.panel, 5000)
+        self.until(lambda: self.panel.state_label.text() == 'Current state: Idle')
+
+    def until(self, predicate: Callable[[], bool], timeout: float = WAIT) -> None:
+        """Let the GUI thread run until ``predicate`` holds."""
+        def step() -> bool:
+            self.app.processEvents()
+            return predicate()
+        assert wait_until(step, timeout, interval=0.01), \
+            f'panel: {self.panel.state_label.text()!r}, {self.panel.info_label.text()!r}'
+
+    def idle(self, seconds: float) -> None:
+        """Let the GUI thread run for ``seconds`` (the panel refreshes meanwhile)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.app.processEvents()
+            time.sleep(0.01)
+
+    def click(self, widget: Any) -> None:
+        """Click ``widget`` with the left mouse button where its label or indicator is."""
+        assert widget.isVisible() and widget.isEnabled(), widget.objectName()
+        if isinstance(widget, (QtWidgets.QCheckBox, QtWidgets.QRadioButton)):
+            point = QtCore.QPoint(8, widget.height() // 2)  # the indicator
+        else:
+            point = widget.rect().center()
+        QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, point)
+
+    def choose(self, combo: Any, text: str) -> None:
+        """Select ``text`` in ``combo`` with the arrow keys, as from the keyboard."""
+        target = combo.findText(text)
+        assert target >= 0, f'{text!r} is not in {combo.objectName()}'
+        combo.setFocus()
+        while combo.currentIndex() != target:
+            QTest.keyClick(combo, Qt.Key_Down if combo.currentIndex() < target else Qt.Key_Up)
+        self.app.processEvents()
+
+    def table_texts(self) -> List[List[str]]:
+        """Return the waypoint table's cells (the routine column from its combo box)."""
+        table = self.panel.table
+        rows = []
+        for row in range(table.rowCount()):
+            cells = []
+            for column in range(table.columnCount()):
+                widget = table.cellWidget(row, column)
+                item = table.item(row, column)
+                cells.append(widget.currentText() if widget is not None
+                             else item.text() if item is not None else '')
+            rows.append(cells)
+        return rows
+
+    def close(self) -> None:
+        self.panel.shutdown()
+        self.panel.close()
+        self.app.processEvents()
+        self.client.close()
+        self.panel.backend.close(wait=True)
+
+
+@pytest.fixture
+def operator(app: Any, ros: RosHarness, request: Any) -> Iterator[Operator]:
+    parameters = getattr(request, 'param', None)
+    hands = Operator(app, OperatorSuite(ros, parameters))
+    try:
+        yield hands
+    finally:
+        hands.close()
+
+
+def routes(array: WaypointArray) -> List[tuple]:
+    return [(w.pose.position.x, w.pose.position.y, w.routine) for w in array.waypoints]
+
+
+def test_software_stop_and_mode_buttons_drive_the_mux_and_show_its_state(
+        operator: Operator, qt_warnings: List[str]) -> None:
+    panel, suite = operator.panel, operator.suite
+    operator.until(lambda: panel.mode_buttons['stopped'].isChecked())
+
+    operator.click(panel.mode_buttons['autonomy'])
+    suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    operator.until(lambda: panel.mode_buttons['autonomy'].isChecked())
+
+    operator.click(panel.mode_buttons['teleop'])
+    suite.modes.wait_for(lambda m: m.mode == OperationMode.TELEOPERATION, timeout=WAIT)
+    suite.wait_state('Teleoperation')
+    # Nobody drives: the mux falls back to STOPPED after its idle time, and the panel shows
+    # what the mux reports, not what was clicked.
+    suite.wait_mode(lambda m: m.mode == OperationMode.STOPPED)
+    operator.until(lambda: panel.mode_buttons['stopped'].isChecked()
+                   and panel.state_label.text() == 'Current state: Idle')
+
+    operator.click(panel.estop_button)
+    suite.wait_mode(lambda m: m.emergency_stop)
+    # The call ran on a worker thread; no widget changes until the GUI thread handles events.
+    assert panel.estop_button.text() == 'Software Stop'
+    operator.until(lambda: panel.estop_button.text() == 'Release Software Stop'
+                   and panel.state_label.text() == 'Current state: Emergency Stop')
+    assert panel.estop_button.isChecked()
+    assert not panel.mode_buttons['autonomy'].isEnabled()
+    assert not panel.mode_buttons['teleop'].isEnabled()
+
+    operator.click(panel.estop_button)
+    mode = suite.wait_mode(lambda m: not m.emergency_stop)
+    assert mode.mode == OperationMode.STOPPED
+    operator.until(lambda: panel.estop_button.text() == 'Software Stop'
+                   and panel.state_label.text() == 'Current state: Idle')
+    assert not panel.estop_button.isChecked()
+    assert panel.mode_buttons['autonomy'].isEnabled()
+
+    operator.click(panel.mode_buttons['autonomy'])
+    suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    operator.click(panel.mode_buttons['stopped'])
+    suite.wait_mode(lambda m: m.mode == OperationMode.STOPPED)
+    assert not [m for m in qt_warnings if 'thread' in m.lower()], qt_warnings
+
+
+def test_the_panel_shows_changes_made_from_the_command_line(operator: Operator) -> None:
+    panel, namespace = operator.panel, operator.suite.ros.namespace
+    results = run_cli_together(namespace, ['estop', 'on'], ['reverse', 'on'],
+                               ['waypoint', 'add', '1.5', '-2', '--routine', 'Wait'])
+    for result in results:
+        assert result.returncode == 0, describe(result)
+    row = ['0', '1.50', '-2.00', '0°', 'Wait', 'pending']
+    operator.until(lambda: panel.estop_button.isChecked()
+                   and panel.state_label.text() == 'Current state: Emergency Stop'
+                   and panel.reverse_box.isChecked() and operator.table_texts() == [row])
+    assert not panel.mode_buttons['autonomy'].isEnabled()
+    # Under the e-stop the suite refuses to start; the panel says so.
+    operator.click(panel.following_button)
+    operator.until(lambda: panel.info_label.text() == 'Call unsuccessful: Emergency Stop')
+
+    result = run_cli(namespace, 'estop', 'off')
+    assert result.returncode == 0, describe(result)
+    operator.until(lambda: not panel.estop_button.isChecked()
+                   and panel.state_label.text() == 'Current state: Idle')
+    assert panel.mode_buttons['autonomy'].isEnabled()
+
+
+def test_exploration_start_applies_finish_or_interrupt_and_stop(operator: Operator) -> None:
+    panel, suite = operator.panel, operator.suite
+    # The panel shows the suite's exploration mode (interrupt) once it has heard of it.
+    operator.until(lambda: panel.backend.snapshot()['exploration_mode'] is not None)
+    panel.refresh()
+    assert panel.exploration_mode.currentText() == 'Interrupt'
+    operator.choose(panel.exploration_mode, 'Finish')
+    # The choice stays until Start is clicked: refreshing the panel does not overwrite it.
+    operator.idle(0.3)
+    assert panel.exploration_mode.currentText() == 'Finish'
+
+    operator.click(panel.exploration_button)
+    suite.exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
+    suite.wait_state(lambda name: name.startswith('E: '))
+    operator.until(lambda: panel.exploration_button.text() == 'Stop'
+                   and not panel.exploration_mode.isEnabled())
+    assert panel.info_label.text() == 'exploration: Exploration started'
+
+    operator.click(panel.exploration_button)
+    operator.until(lambda: panel.state_label.text() == 'Current state: Idle'
+                   and panel.exploration_button.text() == 'Start'
+                   and panel.exploration_mode.isEnabled())
+    assert suite.state == 'Idle'
+
+
+@pytest.mark.parametrize('operator', [{'ScriptedNavigation.drive_ticks': 200}],
+                         indirect=True)
+def test_waypoint_following_set_waypoint_start_stop_and_reset(operator: Operator) -> None:
+    panel, suite = operator.panel, operator.suite
+    operator.until(lambda: panel.routine_box.count() == 3)  # None, Wait, Scripted
+    suite.publish_robot_pose(0.5, -0.25)
+    operator.choose(panel.routine_box, 'Wait')
+    operator.click(panel.set_waypoint_button)
+    suite.wait_list(lambda a: routes(a) == [(0.5, -0.25, 'Wait')])
+    operator.until(lambda: operator.table_texts() == [['0', '0.50', '-0.25', '0°', 'Wait',
+                                                       'pending']])
+    suite.add_waypoint(2.0, 1.0)
+
+    operator.choose(panel.following_mode, 'Roundtrip')
+    operator.click(panel.following_button)
+    suite.wait_state('W: Navigation')
+    array = suite.waypoints()
+    assert (array.mode, array.reverse) == (WaypointArray.ROUNDTRIP, False)
+    operator.until(lambda: panel.following_button.text() == 'Stop'
+                   and not panel.reset_button.isEnabled()
+                   and not panel.following_mode.isEnabled())
+
+    operator.click(panel.following_button)
+    operator.until(lambda: panel.state_label.text() == 'Current state: Idle'
+                   and panel.following_button.text() == 'Start'
+                   and panel.reset_button.isEnabled())
+
+    assert suite.ros.call(WaypointVisited, 'robot_sm/waypoint_visited',
+                          WaypointVisited.Request(position=1)).success
+    operator.until(lambda: [row[5] for row in operator.table_texts()] == ['pending', 'visited'])
+    operator.click(panel.reset_button)
+    suite.wait_list(lambda a: not any(w.visited for w in a.waypoints))
+    operator.until(lambda: [row[5] for row in operator.table_texts()] == ['pending', 'pending'])
+
+
+@pytest.mark.parametrize('operator', [{'ScriptedNavigation.drive_ticks': 200}],
+                         indirect=True)
+def test_reverse_driving_and_stop_2d_nav_goal(operator: Operator) -> None:
+    panel, suite = operator.panel, operator.suite
+    operator.click(panel.reverse_box)
+    suite.reverse.wait_for(lambda m: m.data is True, timeout=WAIT)
+    operator.until(lambda: panel.reverse_box.isChecked()
+                   and panel.info_label.text().startswith('reverse driving:'))
+    operator.click(panel.reverse_box)
+    assert wait_until(lambda: suite.reverse.last.data is False, WAIT)
+    operator.until(lambda: not panel.reverse_box.isChecked())
+
+    goals = suite.ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+    suite.ros.wait_for_subscribers(goals)
+    goal = PoseStamped()
+    goal.header.frame_id = 'map'
+    goal.pose.position.x, goal.pose.orientation.w = 2.0, 1.0
+    goals.publish(goal)
+    operator.until(lambda: panel.state_label.text() == 'Current state: G: Navigation')
+    operator.click(panel.stop_goal_button)
+    suite.wait_current_state('Idle')
+    operator.until(lambda: panel.info_label.text() == 'stop goal: Simple goal stopped')
+    operator.click(panel.stop_goal_button)
+    operator.until(lambda: panel.info_label.text()
+                   == 'Call unsuccessful: No simple goal running (Idle)')
+
+
+def test_waypoint_table_edits_routines_reorders_and_deletes(operator: Operator) -> None:
+    panel, suite = operator.panel, operator.suite
+    for x in (1.0, 2.0, 3.0):
+        suite.add_waypoint(x, 0.0)
+    operator.until(lambda: len(operator.table_texts()) == 3)
+
+    routine_box = panel.table.cellWidget(2, 4)
+    operator.choose(routine_box, 'Wait')
+    suite.wait_list(lambda a: [w.routine for w in a.waypoints] == ['', '', 'Wait'])
+
+    def select(row: int) -> None:
+        rect = panel.table.visualItemRect(panel.table.item(row, 0))
+        QTest.mouseClick(panel.table.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+        assert panel.table.selectionModel().selectedRows()[0].row() == row
+
+    select(2)
+    operator.click(panel.up_button)
+    suite.wait_list(lambda a: routes(a) == [(1.0, 0.0, ''), (3.0, 0.0, 'Wait'),
+                                            (2.0, 0.0, '')])
+    operator.until(lambda: [row[1] for row in operator.table_texts()] == ['1.00', '3.00',
+                                                                          '2.00'])
+    select(0)
+    operator.click(panel.down_button)
+    suite.wait_list(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, ''),
+                                            (2.0, 0.0, '')])
+    select(2)
+    operator.click(panel.delete_button)
+    suite.wait_list(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, '')])
+    operator.until(lambda: [row[1:5] for row in operator.table_texts()] == [
+        ['3.00', '0.00', '0°', 'Wait'], ['1.00', '0.00', '0°', 'None']])
