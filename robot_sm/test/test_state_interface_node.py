@@ -82,13 +82,30 @@ def suite(ros: RosHarness) -> Iterator[Suite]:
     yield Suite(ros)
 
 
-def test_boot_is_published_then_idle_and_the_service_answers(suite: Suite) -> None:
-    names = [m.data for m in suite.states.messages]
-    assert names[:2] == ['Boot', 'Idle']
-    answer = suite.ros.call(Trigger, 'robot_sm/state_info')
+def test_boot_is_published_and_waits_for_the_boot_up_service(ros: RosHarness) -> None:
+    states = ros.record(String, 'robot_sm/state_info', qos.STATE)
+    ros.start_node(RobotControlMux)
+    ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
+    ros.start_node(StateInterface, {'boot_up_service': 'robot/boot_done',
+                                    'Boot.retry_interval': 0.1})
+    states.wait_for(lambda m: m.data == 'Boot', timeout=WAIT)
+    answer = ros.call(Trigger, 'robot_sm/state_info')
+    assert (answer.success, answer.message) == (True, 'Boot')
+    time.sleep(0.3)
+    assert states.last.data == 'Boot'  # the robot's boot service is not up yet
+    answers = [False, True]
+
+    def boot_done(request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        response.success = answers.pop(0) if answers else True
+        return response
+
+    ros.probe.create_service(SetBool, 'robot/boot_done', boot_done)
+    states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
+    assert answers == []  # it asked again after the first "not yet"
+    answer = ros.call(Trigger, 'robot_sm/state_info')
     assert (answer.success, answer.message) == (True, 'Idle')
     # A late subscriber still learns the state: the topic is transient local.
-    late = suite.ros.record(String, 'robot_sm/state_info', qos.STATE)
+    late = ros.record(String, 'robot_sm/state_info', qos.STATE)
     assert late.wait_for(timeout=WAIT).data == 'Idle'
 
 
