@@ -88,6 +88,8 @@ class Status:
     """What the suite is doing, from its latched topics and the robot pose service."""
 
     state: Optional[str] = None
+    #: How the last activity ended ("E: Calculate Goal: exploration finished"), if known.
+    outcome: Optional[str] = None
     mode: Optional[str] = None
     emergency_stop: Optional[bool] = None
     waypoints: List[WaypointInfo] = field(default_factory=list)
@@ -506,7 +508,8 @@ class SuiteClient:
         """Collect the state, mode, e-stop, waypoints and pose in one snapshot."""
         status = Status()
         topics = ((String, 'robot_sm/state_info'), (OperationMode, 'robot_sm/operation_mode'),
-                  (WaypointArray, 'robot_sm/waypoints'), (Bool, 'robot_sm/reverse_mode'))
+                  (WaypointArray, 'robot_sm/waypoints'), (Bool, 'robot_sm/reverse_mode'),
+                  (String, 'robot_sm/state_outcome'))
         # Subscribe to everything first, so that it is all discovered at the same time.
         for msg_type, topic in topics:
             self._subscribe_latched(msg_type, topic)
@@ -521,6 +524,13 @@ class SuiteClient:
         status.following_mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
         status.following_reverse = bool(array.reverse)
         status.driving_reverse = bool(self.latched(Bool, 'robot_sm/reverse_mode').data)
+        # Published once per ended activity (Boot's end included): a short wait, no error.
+        deadline = time.monotonic() + 0.3
+        outcome = self.latched(String, 'robot_sm/state_outcome', wait=False)
+        while outcome is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+            outcome = self.latched(String, 'robot_sm/state_outcome', wait=False)
+        status.outcome = outcome.data if outcome is not None else None
         try:
             pose = self.robot_pose()
         except SuiteUnavailable as error:

@@ -73,7 +73,7 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
     text_result, json_result = together(suite, ['status'], ['--json', 'status'])
     assert text_result.returncode == json_result.returncode == 0, describe(text_result)
     text = text_result.stdout
-    assert 'state      Idle' in text
+    assert 'state      Idle    (last: Boot: boot finished)' in text
     assert 'mode       stopped    e-stop released' in text
     assert 'driving    forward' in text
     assert 'pose       (0.50, -0.25, yaw 1.57)' in text
@@ -85,6 +85,7 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
                                                                            False)
     assert status['pose'] == pytest.approx([0.5, -0.25, math.pi / 2])
     assert status['driving_reverse'] is False
+    assert status['outcome'] == 'Boot: boot finished'
     [waypoint] = status['waypoints']
     assert (waypoint['x'], waypoint['y'], waypoint['routine'], waypoint['visited']) == (
         1.0, 2.0, 'Wait', False)
