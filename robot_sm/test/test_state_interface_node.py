@@ -15,7 +15,7 @@ from robot_sm import qos
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
 from robot_sm.nodes.state_interface import StateInterface
-from robot_sm.testing import Recorder, RosHarness
+from robot_sm.testing import python_module_argv, Recorder, ros_args, RosHarness
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import AddWaypoint, GetNavigationGoal, GetWaypoints, SetOperationMode
 from std_msgs.msg import String
@@ -215,3 +215,19 @@ def test_stop_2d_nav_goal_answers_whether_a_goal_was_stopped(ros: RosHarness) ->
     answer = ros.call(Trigger, 'robot_sm/stop_2d_nav_goal')
     assert (answer.success, answer.message) == (True, 'Simple goal stopped')
     suite.wait_state('Idle', after=time.monotonic() - TICK)
+
+
+@pytest.mark.parametrize('parameter,value,message', [
+    ('update_frequency', -1.0, "parameter 'update_frequency' must be > 0 (got -1.0)"),
+    ('Navigation.max_linear_speed', -1.0,
+     "parameter 'Navigation.max_linear_speed' must be at least 0.01 (got -1)"),
+    ('WaitRoutine.wait_duration', 'abc',
+     "parameter 'WaitRoutine.wait_duration' must be a float (got 'abc')"),
+])
+def test_a_bad_parameter_stops_the_node_with_one_line(ros: RosHarness, parameter: str,
+                                                      value: Any, message: str) -> None:
+    process = ros.start_process(python_module_argv(
+        'robot_sm.nodes.state_interface', *ros_args(ros.namespace, {parameter: value})))
+    assert process.wait(30.0) == 2
+    assert process.output.strip().splitlines()[-1] == \
+        f'StateInterface: refusing to start: {message}'
