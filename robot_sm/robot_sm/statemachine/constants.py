@@ -2,6 +2,13 @@
 
 import enum
 
+# The numbers shared with the service provider and the mux: one definition each.
+from robot_sm.mux.control_mux import Mode as OperationMode
+from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationMode
+
+__all__ = ['ENTRY_POINT_GROUP', 'GoalStatus', 'Interrupt', 'NavigationMode', 'OperationMode',
+           'Role', 'ROLE_PARAMETERS', 'ROUTINE_SUFFIX']
+
 
 class Interrupt(enum.IntEnum):
     """What interrupts a state (numbers as in RSM)."""
@@ -16,39 +23,6 @@ class Interrupt(enum.IntEnum):
     SIMPLE_GOAL = 3
     #: An operator stopped the simple goal.
     SIMPLE_GOAL_STOP = 4
-
-
-class NavigationMode(enum.IntEnum):
-    """What a navigation goal is for (robot_sm_msgs/SetNavigationGoal)."""
-
-    EXPLORATION = 0
-    WAYPOINT_FOLLOWING = 1
-    SIMPLE_GOAL = 2
-
-
-class GoalStatus(enum.IntEnum):
-    """How a goal ended (robot_sm_msgs/GoalStatus)."""
-
-    ACTIVE = 0
-    REACHED = 1
-    FAILED = 2
-    ABORTED = 3
-
-
-class OperationMode(enum.IntEnum):
-    """Who may move the base (robot_sm_msgs/OperationMode)."""
-
-    STOPPED = 0
-    AUTONOMOUS = 1
-    TELEOPERATION = 2
-
-
-class FollowingMode(enum.IntEnum):
-    """Waypoint following modes (robot_sm_msgs/WaypointArray)."""
-
-    SINGLE = 0
-    ROUNDTRIP = 1
-    PATROL = 2
 
 
 class Role(enum.Enum):
