@@ -157,6 +157,12 @@ class BaseState:
             self.interrupt_occurred = True
         return accepted
 
+    def stop_activity(self, message: str) -> Answer:
+        """Answer an operator's stop: to Idle, unless an interrupt is being handled."""
+        if not self.transition(Role.IDLE):
+            return False, f'{self.name} is handling an interrupt'
+        return True, message
+
     def report(self, message: str) -> None:
         """Tell operators how this state ended (published as the state's outcome and logged)."""
         if self.machine is not None:

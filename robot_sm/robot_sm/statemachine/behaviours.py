@@ -94,9 +94,7 @@ class BehaviourState(BaseState):
         """Answer an operator's stop: ABORTED, to Idle."""
         if self.status == GoalStatus.ACTIVE:
             self.status = GoalStatus.ABORTED
-        if not self.transition(Role.IDLE):
-            return False, f'{self.name} is handling an interrupt'
-        return True, message
+        return super().stop_activity(message)
 
     def report_goal(self, status: GoalStatus, navigation_status: bool) -> None:
         """Tell the service provider how the goal ended (REACHED → visited, ...)."""
@@ -170,7 +168,27 @@ class MappingState(ExplorationBehaviour):
         self.report_goal(self.status, navigation_status=False)
 
 
-class RoutineState(BehaviourState):
+class FollowingAnswers(BaseState):
+    """RSM's answers while waypoint following runs: everything is refused but its stop."""
+
+    def on_exploration_start(self) -> Answer:
+        """Refuse: waypoint following is running."""
+        return False, 'Waypoint following running'
+
+    def on_exploration_stop(self) -> Answer:
+        """Refuse: waypoint following is running."""
+        return False, 'Waypoint following running'
+
+    def on_waypoint_following_start(self) -> Answer:
+        """Refuse: waypoint following is running."""
+        return False, 'Waypoint following running'
+
+    def on_waypoint_following_stop(self) -> Answer:
+        """Stop following: to Idle."""
+        return self.stop_activity('Waypoint following stopped')
+
+
+class RoutineState(FollowingAnswers, BehaviourState):
     """
     A waypoint routine (name prefix ``W: ``): its outcome marks the waypoint.
 
@@ -190,19 +208,3 @@ class RoutineState(BehaviourState):
         """Stop, and report the outcome for the waypoint."""
         super().on_exit()
         self.report_goal(self.status, navigation_status=False)
-
-    def on_exploration_start(self) -> Answer:
-        """Refuse: waypoint following is running."""
-        return False, 'Waypoint following running'
-
-    def on_exploration_stop(self) -> Answer:
-        """Refuse: waypoint following is running."""
-        return False, 'Waypoint following running'
-
-    def on_waypoint_following_start(self) -> Answer:
-        """Refuse: waypoint following is running."""
-        return False, 'Waypoint following running'
-
-    def on_waypoint_following_stop(self) -> Answer:
-        """Stop following: to Idle."""
-        return self.stop_activity('Waypoint following stopped')

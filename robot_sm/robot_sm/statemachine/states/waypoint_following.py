@@ -10,8 +10,8 @@ a row in which every waypoint was unreachable, instead of retrying forever.
 
 from typing import Any, Callable, List, Optional
 
-from robot_sm.statemachine.base_state import Answer, BaseState, StateParameter
-from robot_sm.statemachine.behaviours import GOAL_REPORT
+from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.statemachine.behaviours import FollowingAnswers, GOAL_REPORT
 from robot_sm.statemachine.calls import PendingCall
 from robot_sm.statemachine.constants import Interrupt, NavigationMode, Role
 from robot_sm.statemachine.goal import NavigationGoal
@@ -24,7 +24,7 @@ UNREACHABLE_ROUNDS = 'unreachable_rounds'
 Step = Callable[[], PendingCall]
 
 
-class WaypointFollowing(BaseState):
+class WaypointFollowing(FollowingAnswers):
     """Choose the next waypoint; handle the end of a round by the following mode."""
 
     NAME = 'Waypoint Following'
@@ -128,21 +128,3 @@ class WaypointFollowing(BaseState):
         if error:
             self.context.logger.error(f'{self.name}: {message}')
         self.transition(Role.IDLE)
-
-    def on_exploration_start(self) -> Answer:
-        """Refuse: waypoint following runs."""
-        return False, 'Waypoint following running'
-
-    def on_exploration_stop(self) -> Answer:
-        """Refuse: waypoint following runs."""
-        return False, 'Waypoint following running'
-
-    def on_waypoint_following_start(self) -> Answer:
-        """Refuse: it runs already."""
-        return False, 'Waypoint following running'
-
-    def on_waypoint_following_stop(self) -> Answer:
-        """Stop: to Idle."""
-        if not self.transition(Role.IDLE):
-            return False, f'{self.name} is handling an interrupt'
-        return True, 'Waypoint following stopped'
