@@ -147,19 +147,19 @@ class StateMachine:
             # Emergency Stop), the robot has been stopped.
             return
         if state is self.state and hook_name != 'on_setup':
-            try:
-                state.on_exit()
-            except Exception as exit_error:  # noqa: B902
-                self._logger.error(f'{state.name} raised in on_exit too: {exit_error!r}')
+            self._exit_quietly(state, 'after failing')
         if state is self.pending and self.state is not None:
             # A requested state failed to set up: the current one is left for Idle.
             self.pending = None
-            current = self.state
-            try:
-                current.on_exit()
-            except Exception as exit_error:  # noqa: B902
-                self._logger.error(f'{current.name} raised in on_exit: {exit_error!r}')
+            self._exit_quietly(self.state, 'on the way to Idle')
         self._go_idle(state)
+
+    def _exit_quietly(self, state: BaseState, when: str) -> None:
+        """Run ``state.on_exit`` where a failure can only be logged."""
+        try:
+            state.on_exit()
+        except Exception as error:  # noqa: B902 - a plugin's fault must not kill the node
+            self._logger.error(f'{state.name} raised in on_exit {when}: {error!r}')
 
     def _go_idle(self, failed: BaseState) -> None:
         idle = self._factory.create(Role.IDLE)
@@ -182,10 +182,7 @@ class StateMachine:
         with self._lock:
             state, self.state, self.pending = self.state, None, None
             if state is not None:
-                try:
-                    state.on_exit()
-                except Exception as error:  # noqa: B902
-                    self._logger.error(f'{state.name} raised in on_exit at shutdown: {error!r}')
+                self._exit_quietly(state, 'at shutdown')
 
     def report(self, state: BaseState, message: str) -> None:
         """Publish how ``state`` ended, for operators."""
