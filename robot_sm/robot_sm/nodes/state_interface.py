@@ -86,6 +86,12 @@ def _fill(message: Any, fields: Mapping[str, Any]) -> Any:
     return message
 
 
+def _failure(future: Any) -> Optional[str]:
+    """Return what went wrong with a finished rclpy future, or None if it has a result."""
+    error = future.exception()
+    return None if error is None else f'{type(error).__name__}: {error}'
+
+
 class _Latest:
     """The newest message on a topic and when it came."""
 
@@ -133,9 +139,9 @@ class RosPort:
         future = client.call_async(message)
 
         def done(finished: Any) -> None:
-            error = finished.exception()
+            error = _failure(finished)
             if error is not None:
-                pending.fail_with(f'{type(error).__name__}: {error}')
+                pending.fail_with(error)
             else:
                 pending.complete(finished.result())
         future.add_done_callback(done)
@@ -163,9 +169,9 @@ class RosPort:
             return pending
 
         def on_result(finished: Any) -> None:
-            if finished.exception() is not None:
-                pending.fail_with(f'{type(finished.exception()).__name__}: '
-                                  f'{finished.exception()}')
+            error = _failure(finished)
+            if error is not None:
+                pending.fail_with(error)
                 return
             status = finished.result().status
             pending.complete(SimpleNamespace(
@@ -174,9 +180,9 @@ class RosPort:
                 result=finished.result().result))
 
         def on_handle(finished: Any) -> None:
-            if finished.exception() is not None:
-                pending.fail_with(f'{type(finished.exception()).__name__}: '
-                                  f'{finished.exception()}')
+            error = _failure(finished)
+            if error is not None:
+                pending.fail_with(error)
                 return
             handle = finished.result()
             if not handle.accepted:
