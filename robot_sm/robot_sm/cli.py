@@ -167,12 +167,11 @@ def format_status(status: Any) -> str:
 
 def list_plugins() -> List[Dict[str, str]]:
     """Return the installed plugin states without instantiating them."""
-    from importlib.metadata import entry_points
-    plugins = []
-    for entry in sorted(entry_points(group='robot_sm.states'), key=lambda e: e.name):
-        plugins.append({'name': entry.name, 'target': entry.value,
-                        'kind': 'routine' if entry.name.endswith('Routine') else 'state'})
-    return plugins
+    from robot_sm.statemachine.constants import ROUTINE_SUFFIX
+    from robot_sm.statemachine.registry import installed_plugins
+    return [{'name': name, 'target': target,
+             'kind': 'routine' if name.endswith(ROUTINE_SUFFIX) else 'state'}
+            for name, target in sorted(installed_plugins().items())]
 
 
 def _run(args: argparse.Namespace, emit: Callable[[Any, str], None]) -> int:
