@@ -274,6 +274,9 @@ def test_reverse_driving_and_stop_2d_nav_goal(operator: Operator) -> None:
     goal.pose.position.x, goal.pose.orientation.w = 2.0, 1.0
     goals.publish(goal)
     operator.until(lambda: panel.state_label.text() == 'Current state: G: Navigation')
+    # The test's own view must have seen it too, or its older 'Idle' would satisfy the wait
+    # below while the stop is still pending (a second stop then still finds the goal).
+    suite.wait_current_state('G: Navigation')
     operator.click(panel.stop_goal_button)
     suite.wait_current_state('Idle')
     operator.until(lambda: panel.info_label.text() == 'stop goal: Simple goal stopped')
