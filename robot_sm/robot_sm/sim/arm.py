@@ -59,7 +59,7 @@ class ServoJoints:
 
     @property
     def targets(self) -> np.ndarray:
-        """Return the joints' current targets (commands clipped to the position limits)."""
+        """Return the targets the joints move to (commands clipped to the position limits)."""
         return self._target.copy()
 
     def command(self, positions: Mapping[str, float]) -> int:

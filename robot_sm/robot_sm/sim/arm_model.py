@@ -76,7 +76,7 @@ class ArmModel:
         self._q = np.array(pin.neutral(self.model), dtype=float)
 
     def check_joints(self, names: Sequence[str]) -> None:
-        """:raises ValueError: naming the first of ``names`` that is no movable joint here."""
+        """Check ``names``; :raises ValueError: naming the first that is no movable joint."""
         for name in names:
             if name not in self._q_index:
                 raise ValueError(f"'{name}' is not a movable joint of the arm's URDF (its "
