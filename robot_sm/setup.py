@@ -36,6 +36,7 @@ setup(
             'service_provider = robot_sm.nodes.service_provider:main',
             'state_interface = robot_sm.nodes.state_interface:main',
             'teleop_retargeting = robot_sm.nodes.teleop_retargeting:main',
+            'topic_recorder = robot_sm.nodes.topic_recorder:main',
             'xr_replay = robot_sm.nodes.xr_replay:main',
         ],
         'robot_sm.states': [
