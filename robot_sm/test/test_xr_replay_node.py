@@ -1,15 +1,18 @@
 """xr_replay over DDS: a session's samples on the xr topics, into the teleop node; its exits."""
 
 import pathlib
+import time
 
+from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 from robot_sm import qos
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
 from robot_sm.nodes.xr_replay import XrReplay
-from robot_sm.testing import python_module_argv, ros_args, RosHarness
+from robot_sm.testing import python_module_argv, ros_args, RosHarness, wait_until
 from robot_sm.xr.session import HandTrack, XrSession
 from robot_sm_msgs.msg import ExecutionState
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, Joy
 
 SHIPPED = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'xr_session.npz'
@@ -86,3 +89,33 @@ def test_the_process_ends_with_its_session_and_refuses_a_bad_file(
         ros.namespace, {'session_file': str(tmp_path / 'bad.npz')})))
     assert bad.wait(20.0) == 2
     assert "parameter 'session_file'" in bad.output and 'bad.npz' in bad.output
+
+
+def test_with_use_sim_time_the_session_follows_the_simulation_clock(
+        ros: RosHarness, tmp_path: pathlib.Path) -> None:
+    count = 40   # 2 s at 20 Hz
+    track = HandTrack(np.zeros((count, 3)), np.tile([0.0, 0.0, 0.0, 1.0], (count, 1)),
+                      np.ones(count, dtype=bool), np.zeros((count, 3)),
+                      np.array([[0.0, 0.0, k / 100.0, 0.0] for k in range(count)]))
+    XrSession(np.arange(count) / 20.0, {'left': track, 'right': track}).save(
+        tmp_path / 'two_seconds.npz')
+    joys = ros.record(Joy, 'xr/right/joy', qos.SENSOR)
+    for topic, kind in (('xr/left/joy', Joy), ('xr/left/pose', PoseStamped),
+                        ('xr/right/pose', PoseStamped)):
+        ros.record(kind, topic, qos.SENSOR)   # the replay waits for subscribers on every topic
+    clock = ros.publisher(Clock, '/clock', 10)
+    sim_time = [100.0]
+
+    def tick() -> None:   # the simulation runs 8 times faster than real time
+        sim_time[0] += 0.08
+        clock.publish(Clock(clock=Time(sec=int(sim_time[0]),
+                                       nanosec=int(sim_time[0] % 1.0 * 1e9))))
+    ros.probe.create_timer(0.01, tick)
+    replay = ros.start_node(XrReplay, {'session_file': str(tmp_path / 'two_seconds.npz'),
+                                       'use_sim_time': True})
+    started = time.monotonic()
+    assert wait_until(replay.finished.done, timeout=10.0)
+    assert time.monotonic() - started < 1.5   # 2 s of session, at 8x
+    stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in joys.messages]
+    assert [round(m.axes[2], 2) for m in joys.messages] == [k / 100.0 for k in range(count)]
+    assert stamps[0] >= 100.0 and 1.9 <= stamps[-1] - stamps[0] <= 2.3   # simulated seconds
