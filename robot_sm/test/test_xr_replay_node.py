@@ -7,9 +7,11 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
 import numpy as np
 from robot_sm import qos
+from robot_sm.nodes.robot_sim import RobotSim
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
 from robot_sm.nodes.xr_replay import XrReplay
 from robot_sm.testing import python_module_argv, ros_args, RosHarness, wait_until
+from robot_sm.sim import ArmModel
 from robot_sm.xr.session import HandTrack, XrSession
 from robot_sm_msgs.msg import ExecutionState
 from rosgraph_msgs.msg import Clock
@@ -53,27 +55,36 @@ def test_every_sample_is_published_once_and_untracked_poses_are_not(
     assert {m.header.frame_id for m in poses.messages} == {'xr_world'}
 
 
-def test_the_teleop_node_runs_the_arm_from_the_shipped_session(
+def test_the_shipped_session_moves_the_simulated_arm_through_teleop(
         ros: RosHarness, tmp_path: pathlib.Path) -> None:
-    # The first 4.5 s: A, A (RUNNING at 1.8 s), then the squeeze at 2.5 s and the first motion.
+    # The first 5 s: A, A (RUNNING at 1.8 s), the squeeze at 2.5 s and the circle's first part.
     full = XrSession.load(SHIPPED)
-    count = int(4.5 * 90)
+    count = int(5.0 * 90)
     XrSession(full.time[:count], {hand: HandTrack(*(getattr(track, field)[:count] for field in (
         'position', 'orientation', 'tracked', 'buttons', 'axes')))
         for hand, track in full.hands.items()}, full.frame_id).save(tmp_path / 'start.npz')
+    arm = ['shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex', 'wrist_roll', 'gripper']
     states = ros.record(ExecutionState, 'teleop/execution_state', qos.STATE)
     commands = ros.record(JointState, 'joint_command', qos.COMMAND_IN)
+    targets = ros.record(PoseStamped, 'teleop/ee_target', qos.COMMAND_IN)
+    joint_states = ros.record(JointState, 'joint_states')
+    ros.start_node(RobotSim, {'arm_joint_names': arm})
     ros.start_node(TeleopRetargeting)
-    ros.start_node(XrReplay, {'session_file': str(tmp_path / 'start.npz')})
+    replay = ros.start_node(XrReplay, {'session_file': str(tmp_path / 'start.npz')})
     states.wait_for(lambda m: m.state == ExecutionState.RUNNING, timeout=15.0)
     assert [m.state for m in states.messages][:3] == [ExecutionState.STOPPED,
                                                       ExecutionState.PAUSED,
                                                       ExecutionState.RUNNING]
     first = commands.wait_for(timeout=5.0)
-    moved = commands.wait_for(
-        lambda m: np.max(np.abs(np.array(m.position) - np.array(first.position))) > 0.05,
-        timeout=10.0)
-    assert moved.name == first.name
+    assert first.name == arm
+    assert wait_until(replay.finished.done, timeout=15.0)
+    assert np.max(np.abs(np.array(commands.last.position) - first.position)) > 0.05
+    # The simulated arm followed: its end effector is where the clutch target is.
+    model = ArmModel((SHIPPED.parent / 'so101_arm.urdf').read_text())
+    reached = model.frame_position('gripper_tcp', dict(zip(joint_states.last.name,
+                                                           joint_states.last.position)))
+    p = targets.last.pose.position
+    assert np.linalg.norm(reached - [p.x, p.y, p.z]) < 0.02
 
 
 def test_the_process_ends_with_its_session_and_refuses_a_bad_file(
