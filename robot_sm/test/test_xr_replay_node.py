@@ -10,8 +10,8 @@ from robot_sm import qos
 from robot_sm.nodes.robot_sim import RobotSim
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
 from robot_sm.nodes.xr_replay import XrReplay
-from robot_sm.testing import python_module_argv, ros_args, RosHarness, wait_until
 from robot_sm.sim import ArmModel
+from robot_sm.testing import python_module_argv, ros_args, RosHarness, wait_until
 from robot_sm.xr.session import HandTrack, XrSession
 from robot_sm_msgs.msg import ExecutionState
 from rosgraph_msgs.msg import Clock
