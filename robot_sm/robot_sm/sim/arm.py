@@ -16,23 +16,23 @@ ever leaves its range. A command for an unknown joint, or a non-finite value, ch
 """
 
 import math
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
-from robot_sm.control import CommandController, ControlLimits, ControlType, JointLaw
-from robot_sm.control.control_law import JOINT_POSITION, JOINT_VELOCITY
+from robot_sm.control import (CommandController, ControlLimits, ControlType, JOINT_POSITION,
+                              JOINT_VELOCITY, JointLaw)
 
 
 class ServoJoints:
     """Position-controlled joints with position and velocity limits."""
 
-    def __init__(self, names: Sequence[str], limits: ControlLimits, time_constant: float = 0.1,
-                 initial: Optional[Mapping[str, float]] = None) -> None:
+    def __init__(self, names: Sequence[str], limits: ControlLimits,
+                 time_constant: float = 0.1) -> None:
         """
         Simulate the joints ``names`` with ``limits`` (one DOF per name, in that order).
 
-        Joints start at ``initial`` (0 when not given), clipped to their limits.
+        Joints start at 0, clipped to their limits.
 
         :raises ValueError: for a time constant that is not a positive number, or limits that
             do not have one DOF per name.
@@ -49,8 +49,7 @@ class ServoJoints:
         self._velocity = CommandController(JointLaw(limits, dofs, 'velocity'), None, None)
         self._lower, self._upper = limits.clip_bounds(ControlType.POSITION,
                                                       self._position.law.dof_idx)
-        start = np.array([float((initial or {}).get(name, 0.0)) for name in self.names])
-        self.positions = np.clip(start, self._lower, self._upper)
+        self.positions = np.clip(np.zeros(len(self.names)), self._lower, self._upper)
         self.velocities = np.zeros(len(self.names))
         self._target = self.positions.copy()
 
