@@ -12,8 +12,8 @@ scripted operator motions at 90 Hz while RUNNING and squeezing:
   all IK iterations.
 
 Baselines measured in the same run: the same pipeline without the IK (``session.step``) and one
-pinocchio forward-kinematics call. Target: p99 of a full tick well under 1 ms, against the
-11.1 ms frame of a 90 Hz device.
+pinocchio forward-kinematics call. Target: p99 of a full tick at most 250 us in every case, out of
+reach included (the 11.1 ms frame of a 90 Hz device is the outer bound).
 """
 
 import math
@@ -35,6 +35,7 @@ FRAME_90HZ_US = 1e6 / 90.0
 PERIOD = 1.0 / 90.0
 TICKS = 20000
 WARMUP = 500
+TARGET_P99_US = 250.0
 
 
 def make_teleop() -> ArmTeleop:
@@ -145,11 +146,11 @@ def main() -> int:
         print(f'{name}: {ratio:.2f}x')
     worst_p99 = max(results[f'{m}: full tick (pipeline + IK)']['p99']
                     for m in ('tracking', 'out_of_reach'))
-    verdict = 'met' if worst_p99 < 1000.0 else 'MISSED'
-    print(f'target p99 < 1000 us: {verdict} (worst p99 {worst_p99:.0f} us)')
+    verdict = 'met' if worst_p99 <= TARGET_P99_US else 'MISSED'
+    print(f'target p99 <= {TARGET_P99_US:.0f} us: {verdict} (worst p99 {worst_p99:.0f} us)')
     path = save('teleop', {'unit': 'microseconds', 'ticks': TICKS, 'frame_90hz_us': FRAME_90HZ_US,
-                           'results': results, 'ratios': ratios, 'target_p99_met':
-                           worst_p99 < 1000.0})
+                           'results': results, 'ratios': ratios, 'target_p99_us': TARGET_P99_US,
+                           'target_p99_met': worst_p99 <= TARGET_P99_US})
     print(f'saved {path}')
     return 0
 

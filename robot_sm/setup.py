@@ -15,7 +15,8 @@ setup(
         (f'share/{PACKAGE}', ['package.xml', 'plugin.xml']),
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config',
-         glob('config/*.yaml') + glob('config/*.rviz') + glob('config/*.urdf')),
+         glob('config/*.yaml') + glob('config/*.rviz') + glob('config/*.urdf')
+         + glob('config/*.npz')),
         (f'share/{PACKAGE}/config/worlds', glob('config/worlds/*')),
     ],
     install_requires=['setuptools'],
@@ -35,6 +36,8 @@ setup(
             'service_provider = robot_sm.nodes.service_provider:main',
             'state_interface = robot_sm.nodes.state_interface:main',
             'teleop_retargeting = robot_sm.nodes.teleop_retargeting:main',
+            'topic_recorder = robot_sm.nodes.topic_recorder:main',
+            'xr_replay = robot_sm.nodes.xr_replay:main',
         ],
         'robot_sm.states': [
             'Boot = robot_sm.statemachine.states:Boot',

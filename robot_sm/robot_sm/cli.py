@@ -122,6 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
     reverse.add_argument('action', choices=['on', 'off'])
 
     commands.add_parser('plugins', help='list the installed plugin states and routines')
+
+    record = commands.add_parser(
+        'record', help="record the suite's topics to an MCAP file until Ctrl-C",
+        description="Record the suite's topics in --namespace (as they appear) to an MCAP file "
+                    'that ros2 bag play and Foxglove open, until Ctrl-C or --duration.')
+    record.add_argument('--output', '-o', type=pathlib.Path, metavar='FILE',
+                        help='MCAP file to write (default: robot_sm_<UTC time>.mcap)')
+    record.add_argument('--topic', action='append', default=[], metavar='TOPIC',
+                        help='record only these topics (relative to the namespace; repeatable)')
+    record.add_argument('--duration', type=_finite, metavar='S', help='stop after S seconds')
     return parser
 
 
@@ -178,6 +188,9 @@ def _run(args: argparse.Namespace, emit: Callable[[Any, str], None]) -> int:
     if args.command == 'up':
         from robot_sm.bringup import run_up
         return run_up(args.sim, args.world, args.params, args.namespace, args.teleop)
+    if args.command == 'record':
+        from robot_sm.nodes.topic_recorder import record
+        return record(args.namespace, args.output, args.topic, args.duration)
 
     from robot_sm.api import Result, SuiteClient
 

@@ -6,9 +6,12 @@ The demo: the whole suite drives a simulated robot, with no robot and no ROS ins
    ``Wait`` routine), then send one simple goal.
 2. Maze world, unknown map: explore until no frontier is left, the map revealed by the simulated
    range sensor.
+3. The arm: a recorded XR session drives the simulated SO-101-class arm through teleop
+   (:mod:`robot_sm.demo_arm`).
 
 It prints state transitions and progress as it goes, writes a PNG of the maps, the paths driven
-and the waypoints, prints a summary and exits 0 on success (non-zero with the reason otherwise).
+and the waypoints, one of the arm's motion, an MCAP recording of each phase's topics, prints a
+summary and exits 0 on success (non-zero with the reason otherwise).
 Run it with ``make demo`` (or ``python -m robot_sm.demo`` in the built environment).
 """
 
@@ -23,7 +26,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from nav_msgs.msg import Odometry
 from robot_sm.api import SuiteClient, SuiteUnavailable
-from robot_sm.bringup import SIMULATION, SUITE, SuiteProcess
+from robot_sm.bringup import NodeSpec, SIMULATION, SUITE, SuiteProcess
+from robot_sm.demo_arm import (ArmPhaseFailure, ArmRun, draw_arm, recorded_counts, run_arm,
+                               tracking_figures)
 from robot_sm.grid import OccupancyGrid
 from robot_sm.qos import STATE
 from robot_sm.resources import share_directory
@@ -129,14 +134,20 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
+RECORDER = NodeSpec('topic_recorder', 'robot_sm.nodes.topic_recorder:TopicRecorder')
+
+
 def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
-                 files: List[pathlib.Path]) -> SuiteProcess:
+                 files: List[pathlib.Path], recording: pathlib.Path) -> SuiteProcess:
     import rclpy.logging
-    for spec in list(SUITE) + list(SIMULATION):
+    specs = list(SUITE) + list(SIMULATION) + [RECORDER]
+    for spec in specs:
         # The demo prints its own progress lines: the nodes only speak up for warnings.
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
     sim = {'world': world, **overrides.get('robot_sim', {})}
-    return SuiteProcess(list(SUITE) + list(SIMULATION), files, {**overrides, 'robot_sim': sim})
+    recording.parent.mkdir(parents=True, exist_ok=True)
+    return SuiteProcess(specs, files, {**overrides, 'robot_sim': sim,
+                                       'topic_recorder': {'output': str(recording)}})
 
 
 def _pose_text(observer: Observer) -> str:
@@ -145,14 +156,14 @@ def _pose_text(observer: Observer) -> str:
 
 
 def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
-                  waypoints_file: pathlib.Path, timeout: float) -> Phase:
+                  waypoints_file: pathlib.Path, timeout: float, recording: pathlib.Path) -> Phase:
     """Phase 1: one ROUNDTRIP round over the demo waypoints, then a simple goal."""
     phase = Phase('waypoint round and simple goal', 'office')
     plan = yaml.safe_load(waypoints_file.read_text())['waypoints']
     overrides = {'state_interface': {'Navigation.max_linear_speed': 0.45,
                                      'WaitRoutine.wait_duration': 2.0},
                  'robot_sim': {'start_x': 1.0, 'start_y': 1.0}}
-    suite = _start_suite('office', overrides, files)
+    suite = _start_suite('office', overrides, files, recording)
     client = SuiteClient(timeout=10.0, context=suite.context)
     try:
         phase.started = time.monotonic()
@@ -211,7 +222,7 @@ def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
 
 
 def run_exploration(files: List[pathlib.Path], echo: Callable[[str], None],
-                    timeout: float) -> Phase:
+                    timeout: float, recording: pathlib.Path) -> Phase:
     """Phase 2: explore the maze from an unknown map until no frontier is left."""
     phase = Phase('exploration', 'maze')
     overrides = {
@@ -221,7 +232,7 @@ def run_exploration(files: List[pathlib.Path], echo: Callable[[str], None],
         'robot_sim': {'reveal_map': True, 'start_x': MAZE_START[0], 'start_y': MAZE_START[1],
                       'start_yaw': MAZE_START[2], 'sensor_range': 2.5},
     }
-    suite = _start_suite('maze', overrides, files)
+    suite = _start_suite('maze', overrides, files, recording)
     client = SuiteClient(timeout=10.0, context=suite.context)
     sim = suite.nodes['robot_sim']
     try:
@@ -298,7 +309,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--output', type=pathlib.Path, default=pathlib.Path('demo-output'),
                         help='folder for the PNG (default: demo-output)')
     parser.add_argument('--skip-exploration', action='store_true',
-                        help='only the waypoint round and the simple goal')
+                        help='leave out the exploration of the maze')
+    parser.add_argument('--skip-arm', action='store_true',
+                        help='leave out the arm teleoperation phase')
+    parser.add_argument('--arm-only', action='store_true',
+                        help='only the arm teleoperation phase')
     parser.add_argument('--timeout', type=float, default=150.0,
                         help='seconds each phase may take (default 150)')
     args = parser.parse_args(argv)
@@ -310,13 +325,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     files = [share / 'robot_sm.yaml', share / 'sim.yaml']
     started = time.monotonic()
     phases: List[Phase] = []
+    arm: Optional[ArmRun] = None
+    recordings: List[pathlib.Path] = []
     try:
-        echo('== phase 1: office, waypoint round (ROUNDTRIP) and a simple goal')
-        phases.append(run_waypoints(files, echo, share / 'demo_waypoints.yaml', args.timeout))
-        if not args.skip_exploration:
-            echo('== phase 2: maze, exploration from an unknown map')
-            phases.append(run_exploration(files, echo, args.timeout))
-    except (DemoFailure, SuiteUnavailable) as error:
+        if not args.arm_only:
+            echo('== phase 1: office, waypoint round (ROUNDTRIP) and a simple goal')
+            recordings.append(args.output / 'demo-waypoints.mcap')
+            phases.append(run_waypoints(files, echo, share / 'demo_waypoints.yaml',
+                                        args.timeout, recordings[-1]))
+            if not args.skip_exploration:
+                echo('== phase 2: maze, exploration from an unknown map')
+                recordings.append(args.output / 'demo-exploration.mcap')
+                phases.append(run_exploration(files, echo, args.timeout, recordings[-1]))
+        if not args.skip_arm:
+            echo('== phase 3: the arm, teleoperated from a recorded XR session')
+            arm = run_arm(files, echo, args.output, args.timeout)
+            recordings.append(args.output / 'demo-arm.mcap')
+            draw_arm(arm, args.output / 'demo-arm.png')
+            echo(f"picture: {args.output / 'demo-arm.png'}")
+    except (DemoFailure, ArmPhaseFailure, SuiteUnavailable) as error:
         echo(f'demo FAILED: {error}')
         return 1
     finally:
@@ -325,17 +352,29 @@ def main(argv: Optional[List[str]] = None) -> int:
             draw(phases, picture)
             echo(f'picture: {picture}')
     total = time.monotonic() - started
-    first = phases[0].notes
     echo('== summary')
     echo(f'  total time            {total:.1f} s')
-    echo(f"  waypoints reached     {first['waypoints_reached']}/{first['waypoint_count']} "
-         f"({first['waypoints_unreachable']} unreachable) in {phases[0].duration:.1f} s, "
-         f'{phases[0].distance:.1f} m driven')
-    echo(f"  simple goal           reached, {first['simple_goal_error'] * 100:.0f} cm off")
+    if phases:
+        first = phases[0].notes
+        echo(f"  waypoints reached     {first['waypoints_reached']}/{first['waypoint_count']} "
+             f"({first['waypoints_unreachable']} unreachable) in {phases[0].duration:.1f} s, "
+             f'{phases[0].distance:.1f} m driven')
+        echo(f"  simple goal           reached, {first['simple_goal_error'] * 100:.0f} cm off")
     if len(phases) > 1:
         second = phases[1]
         echo(f"  exploration           {second.notes['explored_fraction']:.1%} of the free "
              f'space seen in {second.duration:.1f} s, {second.distance:.1f} m driven')
+    if arm is not None:
+        figures = tracking_figures(arm)
+        echo(f'  arm teleoperation     {len(arm.engagements)} clutch engagements, tracking '
+             f"error while engaged: median {figures['median'] * 1000:.1f} mm, "
+             f"p95 {figures['p95'] * 1000:.1f} mm, max {figures['max'] * 1000:.1f} mm, "
+             f"{figures['max_settled'] * 1000:.1f} mm outside the second after a reset "
+             f"({int(figures['samples'])} samples)")
+    for recording in recordings:
+        counts = recorded_counts(recording)
+        echo(f'  recording             {recording}: {sum(counts.values())} messages on '
+             f'{len(counts)} topics (ros2 bag play, Foxglove)')
     return 0
 
 

@@ -17,7 +17,7 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 SOURCE = PACKAGE / 'robot_sm'
 CORES = ['control', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
-         'waypoints']
+         'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
 PURE_MODULES = ['planar']
 

@@ -83,3 +83,31 @@ def test_an_unknown_world_refuses_to_start(ros: RosHarness) -> None:
                                  *ros_args(ros.namespace, {'world': 'no_such_world'})])
     assert process.wait(20.0) == 2
     assert "parameter 'world'" in process.output and 'no_such_world' in process.output
+
+
+def test_the_arm_follows_joint_command_within_its_urdf_limits(ros: RosHarness) -> None:
+    arm = ['shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex', 'wrist_roll', 'gripper']
+    ros.start_node(RobotSim, {'arm_joint_names': arm})
+    states = ros.record(JointState, 'joint_states')
+    commands = ros.publisher(JointState, 'joint_command', qos.COMMAND_OUT)
+    ros.wait_for_subscribers(commands)
+    first = states.wait_for()
+    assert first.name == ['left_wheel_joint', 'right_wheel_joint', *arm]
+    assert list(first.position[2:]) == [0.0] * 6
+    # The pan 1.2 rad away, the gripper past its 1.745 rad limit; NaN for the elbow is ignored.
+    commands.publish(JointState(name=['gripper', 'shoulder_pan', 'elbow_flex'],
+                                position=[3.0, 1.2, math.nan]))
+    reached = states.wait_for(lambda m: abs(m.position[2] - 1.2) < 1e-3
+                              and abs(m.position[7] - 1.74533) < 1e-3, timeout=5.0)
+    assert reached.position[4] == 0.0
+    moving = [m for m in states.messages if 0.0 < m.position[2] < 1.2]
+    assert moving, 'the pan joint jumped instead of moving'
+    assert max(abs(m.velocity[2]) for m in states.messages) <= 6.0 + 1e-6   # URDF: 6 rad/s
+    assert max(m.position[7] for m in states.messages) <= 1.74533 + 1e-9
+
+
+def test_an_unknown_arm_joint_refuses_to_start(ros: RosHarness) -> None:
+    process = ros.start_process([sys.executable, '-m', 'robot_sm.nodes.robot_sim',
+                                 *ros_args(ros.namespace, {'arm_joint_names': ['knee']})])
+    assert process.wait(20.0) == 2
+    assert "parameter 'arm_joint_names'" in process.output and "'knee'" in process.output

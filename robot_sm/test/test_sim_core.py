@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from robot_sm.grid import FREE, OccupancyGrid, OCCUPIED, UNKNOWN
 from robot_sm.planar import Pose2D
-from robot_sm.sim import DiffDriveBase, FirstOrderJoints, RangeSensor
+from robot_sm.sim import DiffDriveBase, RangeSensor
 
 
 def open_room(size: int = 100, resolution: float = 0.05) -> OccupancyGrid:
@@ -94,13 +94,3 @@ def test_range_sensor_field_of_view_and_range_limit() -> None:
     assert known.value_at(6.5, 5.0) == FREE  # ahead, in range
     assert known.value_at(7.5, 5.0) == UNKNOWN  # ahead, out of range
     assert known.value_at(3.5, 5.0) == UNKNOWN  # behind
-
-
-def test_joints_follow_commands_with_a_first_order_lag() -> None:
-    joints = FirstOrderJoints(['a', 'b'], time_constant=0.2)
-    joints.command({'a': 1.0, 'unknown': 5.0, 'b': math.nan})
-    for _ in range(20):
-        joints.step(0.01)
-    assert joints.positions['a'] == pytest.approx(1.0 - math.exp(-1.0), rel=1e-6)
-    assert joints.positions['b'] == 0.0
-    assert joints.velocities['a'] > 0.0

@@ -142,3 +142,19 @@ def test_unusable_urdf_text_or_file_is_rejected() -> None:
                                           'name="wrist_roll" type="continuous"')
     with pytest.raises(ValueError, match='roll_joint'):
         PositionIk.from_urdf(continuous)
+
+
+def test_once_the_arm_stands_at_the_edge_an_out_of_reach_target_costs_one_iteration() -> None:
+    ik = make_ik()
+    target = np.array([1.0, 0.0, 0.1])
+    for _ in range(90):
+        ik.solve(target, 0.0, 0.0)
+    settled, error = ik.positions, ik.last_error
+    ik.solve(target, 0.0, 0.0)
+    assert ik.iterations == 1   # it moved no joint by more than STALL_STEP: no more iterations
+    assert np.allclose(ik.positions, settled, atol=1e-4)
+    assert ik.last_error == pytest.approx(error, abs=1e-6)
+    home = fk(ik, np.array(START + [0.0, 1.0]))
+    for _ in range(30):   # a target back in reach is tracked as before
+        positions = ik.solve(home, 0.0, 0.0)
+    assert np.linalg.norm(fk(ik, positions) - home) < 0.002

@@ -4,7 +4,9 @@ robot_sim: a kinematic differential-drive robot (and arm) in a 2-D world, for de
 Integrates ``wheel_command`` (or ``cmd_vel``) into a pose on the world map, stops at walls,
 publishes ``odom``, ``map`` (the whole world, or what a simulated range sensor has revealed) and
 ``joint_states``, and optionally drives ``/clock`` so the rest of the suite runs on simulated
-time. The map frame of the world is the odom frame of the robot (no localisation drift).
+time. The map frame of the world is the odom frame of the robot (no localisation drift). With
+``arm_joint_names`` it also simulates a URDF arm (:mod:`robot_sm.sim.arm`) that follows
+``joint_command``, and broadcasts the arm's TF (:mod:`robot_sm.nodes.arm_tf`).
 """
 
 import math
@@ -20,11 +22,12 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm import qos
 from robot_sm.grid import load_map, MapFileError, OccupancyGrid
+from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.runner import run_node
 from robot_sm.parameters import ConfigurationError, declare_parameters, Param
 from robot_sm.planar import Pose2D, quaternion_from_yaw
-from robot_sm.resources import world_file
-from robot_sm.sim import DiffDriveBase, FirstOrderJoints, RangeSensor
+from robot_sm.resources import share_directory, world_file
+from robot_sm.sim import ArmModel, DiffDriveBase, RangeSensor, ServoJoints
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
@@ -58,10 +61,11 @@ PARAMETERS = [
     Param('sensor_rays', 360, 'Rays cast by the simulated sensor', minimum=1),
     Param('sensor_frequency', 5.0, 'Sensor updates and map publications per second (Hz)',
           minimum=0.0, exclusive_minimum=True),
-    Param('arm_joint_names', [], 'Arm joints that follow joint_command (empty: no arm)',
-          kind='str_list'),
-    Param('arm_time_constant', 0.1, 'Time constant of the arm joints tracking (s)', minimum=0.0,
-          exclusive_minimum=True),
+    Param('arm_joint_names', [], 'Arm joints that follow joint_command, joints of the arm URDF '
+          '(empty: no arm)', kind='str_list'),
+    Param('arm_urdf_path', '', 'URDF file of the arm (empty: the bundled config/so101_arm.urdf)'),
+    Param('arm_time_constant', 0.1, 'Time constant of the arm joints tracking their commands '
+          'below their URDF speed limits (s)', minimum=0.0, exclusive_minimum=True),
     Param('publish_clock', False, 'Publish /clock so that nodes with use_sim_time follow the '
           'simulation'),
     Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
@@ -113,8 +117,17 @@ class RobotSim(Node):
         self.config = config
         self.wheel_names: List[str] = config['wheel_joint_names']
         self.wheel_angles = [0.0, 0.0]
+        self.arm: Optional[ServoJoints] = None
+        self.arm_tf: Optional[ArmTfBroadcaster] = None
         arm_names = [name for name in config['arm_joint_names'] if name]
-        self.arm = FirstOrderJoints(arm_names, config['arm_time_constant']) if arm_names else None
+        if arm_names:
+            model = _arm_model(config['arm_urdf_path'])
+            try:
+                self.arm = ServoJoints(arm_names, model.limits(arm_names),
+                                       config['arm_time_constant'])
+            except ValueError as error:
+                raise ConfigurationError(f"parameter 'arm_joint_names': {error}") from None
+            self.arm_tf = ArmTfBroadcaster(self, model, config['base_frame'])
         self.reveal = config['reveal_map']
         self.known = self.world.blank_copy() if self.reveal else self.world
         self.sensor = RangeSensor(config['sensor_range'], config['sensor_fov'],
@@ -199,15 +212,16 @@ class RobotSim(Node):
             self.arm.step(dt)
         stamp = self._now_stamp()
         self._publish_odometry(pose, stamp)
-        joints = JointState()
-        joints.header.stamp = stamp
-        joints.name = list(self.wheel_names)
-        joints.position = list(self.wheel_angles)
-        joints.velocity = wheel_speeds
+        names, positions = list(self.wheel_names), list(self.wheel_angles)
         if self.arm is not None:
-            joints.name += self.arm.names
-            joints.position += [self.arm.positions[n] for n in self.arm.names]
-            joints.velocity += [self.arm.velocities[n] for n in self.arm.names]
+            arm_positions = self.arm.positions.tolist()
+            names += self.arm.names
+            positions += arm_positions
+            wheel_speeds += self.arm.velocities.tolist()
+            if self.arm_tf is not None:
+                self.arm_tf.publish(dict(zip(self.arm.names, arm_positions)), stamp)
+        joints = JointState(name=names, position=positions, velocity=wheel_speeds)
+        joints.header.stamp = stamp
         self.joint_publisher.publish(joints)
 
     def _publish_odometry(self, pose: Pose2D, stamp: Time) -> None:
@@ -244,6 +258,19 @@ class RobotSim(Node):
         """Return the fraction of the world's free cells the sensor has seen."""
         free = self.world.free()
         return float(np.count_nonzero(free & (self.known.data >= 0)) / max(1, free.sum()))
+
+
+def _arm_model(path: str) -> ArmModel:
+    """Return the arm of ``path`` (empty: the bundled SO-101); ConfigurationError if unusable."""
+    path = path or str(share_directory() / 'config' / 'so101_arm.urdf')
+    try:
+        with open(path, encoding='utf-8') as stream:
+            return ArmModel(stream.read())
+    except OSError as error:
+        raise ConfigurationError(f"parameter 'arm_urdf_path': cannot read {path!r}: "
+                                 f'{error.strerror}') from None
+    except ValueError as error:
+        raise ConfigurationError(f"parameter 'arm_urdf_path': {path}: {error}") from None
 
 
 def main(args: Optional[List[str]] = None) -> None:

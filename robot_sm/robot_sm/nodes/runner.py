@@ -3,7 +3,7 @@
 import signal
 import sys
 import time
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 import rclpy
 from rclpy.executors import (
@@ -13,6 +13,7 @@ from rclpy.executors import (
     SingleThreadedExecutor,
 )
 from rclpy.node import Node
+from rclpy.task import Future
 
 from robot_sm.parameters import ConfigurationError
 
@@ -22,9 +23,13 @@ def run_node(
     args: Optional[List[str]] = None,
     *,
     threads: int = 1,
+    until: Optional[Callable[[Any], Future]] = None,
 ) -> int:
     """
     Create the node made by ``factory`` and spin it until shutdown; return the exit code.
+
+    With ``until``, spinning also ends (exit code 0) when the future ``until(node)`` is done: a
+    node with a job that finishes (a replay) ends its process.
 
     A :class:`~robot_sm.parameters.ConfigurationError` raised while the node is built (a parameter
     it cannot run with) is printed as one line and gives exit code 2. Ctrl-C and an external
@@ -41,7 +46,10 @@ def run_node(
         executor: Executor = (SingleThreadedExecutor() if threads <= 1
                               else MultiThreadedExecutor(num_threads=threads))
         executor.add_node(node)
-        executor.spin()
+        if until is None:
+            executor.spin()
+        else:
+            executor.spin_until_future_complete(until(node))
     except ConfigurationError as error:
         name = getattr(factory, '__name__', 'node')
         print(f'{name}: refusing to start: {error}', file=sys.stderr)

@@ -1,12 +1,13 @@
 """
 Kinematic simulation for demos and tests.
 
-A differential-drive base in a 2-D occupancy world, a range sensor that reveals the map, and an arm
-whose joints track their commands.
+A differential-drive base in a 2-D occupancy world, a range sensor that reveals the map, and a URDF
+arm whose joints follow their commands like position-controlled servos.
 """
 
-from robot_sm.sim.arm import FirstOrderJoints
+from robot_sm.sim.arm import ServoJoints
+from robot_sm.sim.arm_model import ArmModel, LinkTransform
 from robot_sm.sim.diff_drive import DiffDriveBase
 from robot_sm.sim.range_sensor import RangeSensor
 
-__all__ = ['DiffDriveBase', 'FirstOrderJoints', 'RangeSensor']
+__all__ = ['ArmModel', 'DiffDriveBase', 'LinkTransform', 'RangeSensor', 'ServoJoints']

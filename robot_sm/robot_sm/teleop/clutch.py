@@ -23,6 +23,7 @@ valid or absent. A reset restores the configured home and identity orientation a
 output is never NaN.
 """
 
+import math
 from typing import Mapping, Optional, Tuple, TypeGuard
 
 import numpy as np
@@ -40,7 +41,7 @@ EE_POSE_ELEMENTS: Tuple[str, ...] = (
 def usable_grip(sample: Optional[ControllerSample]) -> TypeGuard[ControllerSample]:
     """Return True if ``sample`` is present with a tracked, finite, normalisable grip pose."""
     return (sample is not None and bool(sample.grip_is_valid)
-            and bool(np.all(np.isfinite(sample.grip_position)))
+            and all(map(math.isfinite, sample.grip_position))
             and quaternion.is_usable(sample.grip_orientation))
 
 
@@ -110,7 +111,7 @@ class ClutchRetargeter(Retargeter):
         assert self._origin is not None
         target = self._home + self.position_scale * (
             self._base_rotation.T @ (position - self._origin))
-        if not np.all(np.isfinite(target)):
+        if not all(map(math.isfinite, target)):
             self._origin = None
             return self._held()
         self._last_position = target

@@ -12,7 +12,7 @@ float32 array each tick.
 """
 
 import logging
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -73,16 +73,22 @@ class TensorReorderer(Retargeter):
             not have the element it should.
         """
         output = np.zeros(self._width, dtype=np.float32)
+        flattened: Dict[str, Any] = {}
         for target, input_name, source in self._mapping:
             value = inputs[input_name]
             try:
-                if self.input_types[input_name] == 'scalar' and self._sizes[input_name] == 1 \
-                        and np.ndim(value) == 0:
-                    element = value
-                else:
-                    element = np.asarray(value, dtype=float).reshape(-1)[source]
-                output[target] = float(element)
+                flat = flattened.get(input_name)
+                if flat is None:
+                    flat = flattened[input_name] = self._flatten(input_name, value)
+                output[target] = float(flat[source])
             except (IndexError, TypeError, ValueError) as error:
                 raise ValueError(f"Mapping error in {self.name}: input '{input_name}'[{source}] "
                                  f'-> output[{target}]: {error}') from error
         return {self.OUTPUT: output}
+
+    def _flatten(self, input_name: str, value: Value) -> Any:
+        """Return the elements of one input as a flat sequence (once per input and tick)."""
+        if self.input_types[input_name] == 'scalar' and self._sizes[input_name] == 1 \
+                and np.ndim(value) == 0:
+            return (value,)
+        return np.asarray(value, dtype=float).reshape(-1)
