@@ -32,8 +32,6 @@ from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import GetNavigationGoal, WaypointVisited
 from std_srvs.srv import SetBool
 
-YAW_90 = (math.sin(math.pi / 4), math.cos(math.pi / 4))
-
 
 @pytest.fixture
 def suite(ros: RosHarness) -> Iterator[OperatorSuite]:
@@ -69,21 +67,21 @@ def poses(array: WaypointArray) -> list:
 def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
         suite: OperatorSuite) -> None:
     suite.add_waypoint(1.0, 2.0, 'Wait')
-    suite.publish_robot_pose(0.5, -0.25, *YAW_90)
+    suite.start_robot(0.75, 1.25, math.pi / 2)
     text_result, json_result = together(suite, ['status'], ['--json', 'status'])
     assert text_result.returncode == json_result.returncode == 0, describe(text_result)
     text = text_result.stdout
     assert 'state      Idle    (last: Boot: boot finished)' in text
     assert 'mode       stopped    e-stop released' in text
     assert 'driving    forward' in text
-    assert 'pose       (0.50, -0.25, yaw 1.57)' in text
+    assert 'pose       (0.75, 1.25, yaw 1.57)' in text
     assert 'waypoints  1 (0 visited, 0 unreachable), single, forward' in text
     assert '1.00     2.00    0.00    Wait           pending' in text
 
     status = json.loads(json_result.stdout)
     assert (status['state'], status['mode'], status['emergency_stop']) == ('Idle', 'stopped',
                                                                            False)
-    assert status['pose'] == pytest.approx([0.5, -0.25, math.pi / 2])
+    assert status['pose'] == pytest.approx([0.75, 1.25, math.pi / 2])
     assert status['driving_reverse'] is False
     assert status['outcome'] == 'Boot: boot finished'
     [waypoint] = status['waypoints']
@@ -140,9 +138,9 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     assert poses(array) == [(3.0, 4.0, 'Wait'), (1.0, 2.0, '')]
     assert array.waypoints[0].id == added_id
 
-    suite.publish_robot_pose(0.5, -0.25, *YAW_90)
+    suite.start_robot(0.75, 1.25, math.pi / 2)
     ok(suite, 'waypoint', 'here', '--routine', 'Scripted')
-    assert poses(suite.waypoints())[2] == (0.5, -0.25, 'Scripted')
+    assert poses(suite.waypoints())[2] == (0.75, 1.25, 'Scripted')
 
     listing, as_json, routines = together(suite, ['waypoint', 'list'],
                                           ['--json', 'waypoint', 'list'],
@@ -150,10 +148,10 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     for result in (listing, as_json, routines):
         assert result.returncode == 0, describe(result)
     assert listing.stdout.splitlines()[0] == '3 waypoints, single, forward'
-    assert '0.50    -0.25    1.57    Scripted       pending' in listing.stdout
+    assert '0.75     1.25    1.57    Scripted       pending' in listing.stdout
     rows = json.loads(as_json.stdout)['waypoints']
     assert [(r['index'], r['x'], r['y'], r['routine']) for r in rows] == [
-        (0, 3.0, 4.0, 'Wait'), (1, 1.0, 2.0, ''), (2, 0.5, -0.25, 'Scripted')]
+        (0, 3.0, 4.0, 'Wait'), (1, 1.0, 2.0, ''), (2, 0.75, 1.25, 'Scripted')]
     assert routines.stdout.strip() == 'Wait, Scripted'
 
     for result in together(suite, ['waypoint', 'move', '1', '5', '6', '0.5'],
@@ -167,7 +165,7 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     for result in together(suite, ['waypoint', 'remove', '0'], ['waypoint', 'reset']):
         assert result.returncode == 0, describe(result)
     array = suite.waypoints()
-    assert poses(array) == [(5.0, 6.0, 'Wait'), (0.5, -0.25, 'Scripted')]
+    assert poses(array) == [(5.0, 6.0, 'Wait'), (0.75, 1.25, 'Scripted')]
     assert not any(w.visited for w in array.waypoints)
 
 
