@@ -59,6 +59,11 @@ def together(suite: OperatorSuite, *commands: Sequence[str],
     return run_cli_together(suite.ros.namespace, *commands, timeout=timeout)
 
 
+def last_outcome(suite: OperatorSuite) -> str:
+    """Return how ``robot-sm status`` says the last activity ended."""
+    return json.loads(ok(suite, '--json', 'status').stdout)['outcome']
+
+
 def poses(array: WaypointArray) -> list:
     return [(round(w.pose.position.x, 6), round(w.pose.position.y, 6), w.routine)
             for w in array.waypoints]
@@ -201,6 +206,7 @@ def test_follow_start_applies_mode_and_direction_then_stop(ros: RosHarness) -> N
     assert goal.waypoint_position == 1
     assert ok(suite, 'follow', 'stop').stdout.strip() == 'Waypoint following stopped'
     suite.wait_current_state('Idle')
+    assert last_outcome(suite) == 'W: Navigation: Waypoint following stopped'
 
     # A refused start leaves the mode and direction as they were.
     ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True))
@@ -218,6 +224,7 @@ def test_explore_start_sets_finish_or_interrupt_then_stop(suite: OperatorSuite) 
     suite.wait_state(lambda name: name.startswith('E: '))
     assert ok(suite, 'explore', 'stop').stdout.strip() == 'Exploration stopped'
     suite.wait_current_state('Idle')
+    assert last_outcome(suite) == 'E: Calculate Goal: Exploration stopped'
     started = time.monotonic()
     ok(suite, 'explore', 'start', '--interrupt')
     suite.exploration.wait_for(lambda m: m.data is True, timeout=WAIT, after=started)
@@ -234,6 +241,7 @@ def test_goal_drives_to_a_simple_goal_and_cancel_stops_it(ros: RosHarness) -> No
     suite.wait_current_state('G: Navigation')
     assert ok(suite, 'goal', 'cancel').stdout.strip() == 'Simple goal stopped'
     suite.wait_current_state('Idle')
+    assert last_outcome(suite) == 'G: Navigation: Simple goal stopped'
 
 
 def test_reverse_on_off(suite: OperatorSuite) -> None:

@@ -185,6 +185,7 @@ def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: Ro
     assert stored.navigation_mode == 2
     assert (stored.goal.position.x, stored.goal.position.y) == (4.0, -1.5)
     suite.wait_state('Idle', after=sent)
+    suite.outcomes.wait_for(lambda m: m.data == 'G: Navigation: simple goal reached', after=sent)
     # The interrupted waypoint goal was aborted, not marked; following is not resumed.
     assert [w.visited for w in suite.waypoints().waypoints] == [False, False]
 
