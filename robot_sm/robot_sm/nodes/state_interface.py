@@ -46,6 +46,19 @@ QOS: Dict[str, QoSProfile] = {'command': COMMAND_OUT, 'state': STATE, 'sensor': 
                               'default': EVENTS}
 
 
+def action_outcome(status: int, result: Any) -> str:
+    """
+    Say how an action goal ended: its status, and the result's error, if it has one.
+
+    Nav2's results carry ``error_code`` and ``error_msg`` (why a goal was aborted).
+    """
+    text = ACTION_STATUS.get(status, f'status {status}')
+    code, reason = getattr(result, 'error_code', 0), getattr(result, 'error_msg', '')
+    if status == ActionStatus.STATUS_SUCCEEDED or not (code or reason):
+        return text
+    return f'{text} (error_code {code}: {reason})' if reason else f'{text} (error_code {code})'
+
+
 def _not_empty(value: str) -> Optional[str]:
     return None if value.strip() else 'must not be empty'
 
@@ -172,11 +185,10 @@ class RosPort:
             if error is not None:
                 pending.fail_with(error)
                 return
-            status = finished.result().status
+            status, result = finished.result().status, finished.result().result
             pending.complete(SimpleNamespace(
                 success=status == ActionStatus.STATUS_SUCCEEDED,
-                message=ACTION_STATUS.get(status, f'status {status}'), status=status,
-                result=finished.result().result))
+                message=action_outcome(status, result), status=status, result=result))
 
         def on_handle(finished: Any) -> None:
             error = _failure(finished)
