@@ -5,9 +5,12 @@ Exit codes: 0 when the suite did it, 1 when the suite refused (its message print
 suite (or the part a command needs) does not answer within ``--timeout``.
 """
 
+import argparse
+import importlib.metadata
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -277,3 +280,24 @@ def test_plugins_lists_installed_states_without_importing_them() -> None:
     assert lines['WaitRoutine'][0] == 'routine'
     # Listed, not loaded: the module of this entry point does not exist.
     assert lines['MissingModule'] == ['state', 'robot_sm_test_plugins.does_not_exist:Anything']
+
+
+def test_ros2_robot_sm_is_robot_sm_as_a_ros2_command(suite: OperatorSuite) -> None:
+    # ros2cli finds the command through its entry point and runs it as one of its own.
+    [entry_point] = [e for e in importlib.metadata.entry_points(group='ros2cli.command')
+                     if e.name == 'robot_sm']
+    command = entry_point.load()()
+    parser = argparse.ArgumentParser(prog='ros2 robot_sm')
+    command.add_arguments(parser, 'ros2 robot_sm')
+    args = parser.parse_args(['--namespace', suite.ros.namespace, 'estop', 'on'])
+    assert command.main(parser=parser, args=args) == 0
+    suite.wait_current_state('Emergency Stop')
+    if shutil.which('ros2') is None:
+        pytest.skip('ros2cli is not installed (no wheels exist; a ROS 2 install has it): '
+                    'the ros2 command itself is not run')
+    result = subprocess.run(['ros2', 'robot_sm', '--namespace', suite.ros.namespace, '--json',
+                             'status'], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, describe(result)
+    assert json.loads(result.stdout)['state'] == 'Emergency Stop'
+    listed = subprocess.run(['ros2', '--help'], capture_output=True, text=True, timeout=60)
+    assert 'robot_sm' in listed.stdout, describe(listed)
