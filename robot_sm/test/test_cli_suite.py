@@ -10,6 +10,8 @@ import importlib.metadata
 import json
 import math
 import os
+import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -301,3 +303,29 @@ def test_ros2_robot_sm_is_robot_sm_as_a_ros2_command(suite: OperatorSuite) -> No
     assert json.loads(result.stdout)['state'] == 'Emergency Stop'
     listed = subprocess.run(['ros2', '--help'], capture_output=True, text=True, timeout=60)
     assert 'robot_sm' in listed.stdout, describe(listed)
+
+
+README = pathlib.Path(__file__).resolve().parents[2] / 'README.md'
+
+
+def readme_topic_echoes() -> List[str]:
+    """Return the ``ros2 topic echo`` command lines the README gives."""
+    return re.findall(r'`(ros2 topic echo [^`]*)`', README.read_text())
+
+
+def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: OperatorSuite) -> None:
+    echoes = readme_topic_echoes()
+    assert echoes
+    for line in echoes:
+        if '--qos-durability transient_local' in line:
+            # Without it ros2topic subscribes best effort and never gets the latched message.
+            assert '--qos-reliability reliable' in line, line
+    if shutil.which('ros2') is None:
+        pytest.skip('ros2cli is not installed (no wheels exist; a ROS 2 install has it): the '
+                    'lines are not run')
+    for line in echoes:
+        argv = [f'{suite.ros.namespace}/{word}' if word.startswith('robot_sm/') else word
+                for word in line.split()]
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, describe(result)
+        assert 'data: Idle' in result.stdout, describe(result)
