@@ -112,12 +112,11 @@ def test_tf_gives_the_robot_in_the_map_frame_through_odom(ros: RosHarness) -> No
     import tf2_ros
     from rclpy.node import Node
     from rclpy.time import Time
-    # TF topics are global: keep this test's tree apart from other tests on the domain.
-    own_tf = ['--ros-args', '-r', '/tf:=tf', '-r', '/tf_static:=tf_static']
     ros.start_node(RobotSim, {'world': 'office', 'start_x': 2.3, 'start_y': 3.0,
-                              'start_yaw': math.pi / 2}, cli_args=own_tf)
+                              'start_yaw': math.pi / 2})
+    # In the harness's context /tf and /tf_static are the test's own (see RosHarness).
     listener_node = ros.add_node(Node('tf_listener', namespace=ros.namespace,
-                                      context=ros.context, cli_args=own_tf))
+                                      context=ros.context))
     buffer = tf2_ros.Buffer()
     tf2_ros.TransformListener(buffer, listener_node)
     assert wait_until(lambda: buffer.can_transform('map', 'base_footprint', Time()), 10.0), \
