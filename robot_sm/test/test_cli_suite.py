@@ -326,6 +326,7 @@ def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: OperatorSuit
     for line in echoes:
         argv = [f'{suite.ros.namespace}/{word}' if word.startswith('robot_sm/') else word
                 for word in line.split()]
+        argv.insert(3, '--no-daemon')  # leave no ros2 daemon behind in the test's domain
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, describe(result)
         assert 'data: Idle' in result.stdout, describe(result)
