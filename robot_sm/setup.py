@@ -13,6 +13,8 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
         (f'share/{PACKAGE}', ['package.xml', 'plugin.xml']),
+        # On PATH once the workspace is sourced (console scripts go to lib/robot_sm for ros2 run).
+        ('bin', ['scripts/robot-sm']),
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config',
          glob('config/*.yaml') + glob('config/*.rviz') + glob('config/*.urdf')
@@ -39,6 +41,7 @@ setup(
             'topic_recorder = robot_sm.nodes.topic_recorder:main',
             'xr_replay = robot_sm.nodes.xr_replay:main',
         ],
+        'ros2cli.command': ['robot_sm = robot_sm.cli:Ros2Command'],
         'robot_sm.states': [
             'Boot = robot_sm.statemachine.states:Boot',
             'CalculateGoal = robot_sm.plugins.exploration:CalculateGoal',

@@ -7,6 +7,7 @@ Starts the suite's nodes (as robot_sm.launch.py does) with ``config/robot_sm.yam
 ``config/sim.yaml``, then ``params_file`` if given, and the simulated robot: base_controller
 (cmd_vel -> wheel velocities) and robot_sim. In RViz the "2D Goal Pose" tool sends simple goals
 (``goal_pose`` is remapped to ``robot_sm/simple_goal``) and "Publish Point" adds waypoints.
+With ``rviz:=true`` and no rviz2 installed, nothing is started.
 """
 
 from typing import Any, List
@@ -17,11 +18,15 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from robot_sm.bringup import SIMULATION, SUITE
+from robot_sm.bringup import rviz_refusal, SIMULATION, SUITE
 
 
 def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     """Create the suite, the simulation and RViz with the resolved arguments."""
+    rviz = IfCondition(LaunchConfiguration('rviz'))
+    refusal = rviz_refusal() if rviz.evaluate(context) else None
+    if refusal:
+        raise RuntimeError(refusal)
     share = get_package_share_directory('robot_sm')
     namespace = LaunchConfiguration('namespace').perform(context)
     files = [f'{share}/config/robot_sm.yaml', f'{share}/config/sim.yaml']
@@ -43,7 +48,7 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
         package='rviz2', executable='rviz2', name='rviz2', namespace=namespace,
         arguments=['-d', f'{share}/config/robot_sm.rviz'],
         remappings=[('goal_pose', 'robot_sm/simple_goal')],
-        condition=IfCondition(LaunchConfiguration('rviz'))))
+        condition=rviz))
     return nodes
 
 

@@ -233,6 +233,22 @@ class SuiteProcess:
             rclpy.try_shutdown(context=self.context)
 
 
+def rviz_refusal() -> Optional[str]:
+    """
+    Return why RViz cannot be started (rviz2 is not installed), or None if it can.
+
+    ``sim.launch.py rviz:=true`` asks before it starts anything: a launch that fails on its last
+    node leaves the others running.
+    """
+    from ament_index_python.packages import get_package_prefix, PackageNotFoundError
+    try:
+        get_package_prefix('rviz2')
+    except PackageNotFoundError:
+        return ('rviz:=true, but rviz2 is not installed (install ros-$ROS_DISTRO-rviz2, or leave '
+                'rviz:=false): nothing was started')
+    return None
+
+
 def shipped_parameter_files(sim: bool) -> List[pathlib.Path]:
     """Return ``config/robot_sm.yaml``, and ``config/sim.yaml`` after it for the simulation."""
     from robot_sm.resources import share_directory

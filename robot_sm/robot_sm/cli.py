@@ -35,10 +35,16 @@ def _complete_worlds(**_: Any) -> Iterable[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand."""
-    from robot_sm.resources import shipped_worlds
     parser = argparse.ArgumentParser(
         prog='robot-sm', description='Operate a running robot_sm suite.',
         epilog='Exit codes: 0 done, 1 refused by the suite, 2 usage error or suite unreachable.')
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options and every subcommand to ``parser`` (robot-sm's, or ros2's)."""
+    from robot_sm.resources import shipped_worlds
     parser.add_argument('--namespace', '-n', default='',
                         help='namespace the suite runs in (default: the root)')
     parser.add_argument('--timeout', '-t', type=_finite, default=5.0,
@@ -132,7 +138,6 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument('--topic', action='append', default=[], metavar='TOPIC',
                         help='record only these topics (relative to the namespace; repeatable)')
     record.add_argument('--duration', type=_finite, metavar='S', help='stop after S seconds')
-    return parser
 
 
 def _jsonable(value: Any) -> Any:
@@ -272,6 +277,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_UNAVAILABLE if exit_.code else EXIT_OK
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command ``args`` name; return its exit code."""
 
     def emit(data: Any, text: str) -> None:
         print(json.dumps(_jsonable(data), indent=2) if args.json else text)
@@ -289,6 +299,24 @@ def main(argv: Optional[List[str]] = None) -> int:
 def entry_point() -> None:
     """Console script entry point."""
     sys.exit(main())
+
+
+class Ros2Command:
+    """Operate a running robot_sm suite (robot-sm as a ros2 command)."""
+
+    # ros2cli loads this class from the ros2cli.command entry point and calls it like its own
+    # CommandExtension; nothing here imports ros2cli, so the package works without it.
+    NAME = 'robot_sm'
+    EXTENSION_POINT_VERSION = '0.1'
+
+    def add_arguments(self, parser: argparse.ArgumentParser, cli_name: str, *,
+                      argv: Optional[List[str]] = None) -> None:
+        """Add robot-sm's options and subcommands to ``ros2 robot_sm``."""
+        add_arguments(parser)
+
+    def main(self, *, parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+        """Run the command; return robot-sm's exit code."""
+        return run(args)
 
 
 if __name__ == '__main__':

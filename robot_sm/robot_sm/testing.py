@@ -31,6 +31,13 @@ MsgT = TypeVar('MsgT')
 NodeT = TypeVar('NodeT', bound=Node)
 
 DEFAULT_TIMEOUT = 5.0
+#: Topics ROS names absolutely. Nodes of a harness, and node processes started with
+#: :func:`ros_args`, use them inside the test's namespace, so that tests sharing a DDS domain
+#: never see each other's clock, TF or diagnostics.
+GLOBAL_TOPICS = ('/clock', '/tf', '/tf_static', '/diagnostics')
+#: The remappings that do it (``/tf`` -> ``tf``, relative to the node's namespace).
+NAMESPACED_GLOBAL_TOPICS = [arg for topic in GLOBAL_TOPICS
+                            for arg in ('-r', f'{topic}:={topic[1:]}')]
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.005) -> bool:
@@ -143,6 +150,9 @@ class RosHarness:
     """
     An isolated rclpy context with a probe node and background executors.
 
+    The context remaps the global topics (:data:`GLOBAL_TOPICS`) into the namespace for every
+    node created in it.
+
     Every node gets an executor of its own in its own thread, as it would in its own process: a
     single-threaded one unless ``threads`` asks for more. (rclpy's MultiThreadedExecutor can spin
     at full CPU on a 2-core machine when several nodes share it, starving everything else.)
@@ -152,7 +162,7 @@ class RosHarness:
         self.namespace = namespace
         self.threads = threads
         self.context = Context()
-        rclpy.init(context=self.context)
+        rclpy.init(context=self.context, args=['--ros-args', *NAMESPACED_GLOBAL_TOPICS])
         self.probe = Node('probe', namespace=namespace, context=self.context)
         self._nodes: List[Node] = []
         self._spinners: Dict[Node, _Spinner] = {}
@@ -211,7 +221,9 @@ class RosHarness:
         client = self.probe.create_client(srv_type, name)
         try:
             deadline = time.monotonic() + timeout
-            if not client.wait_for_service(timeout_sec=timeout):
+            # Not client.wait_for_service: it looks every 0.25 s, and a new client is often not
+            # matched at its first look (more so with other nodes in the domain to discover).
+            if not wait_until(client.service_is_ready, timeout):
                 raise TimeoutError(f'service {name} not available within {timeout} s')
             future = client.call_async(request if request is not None else srv_type.Request())
             done = threading.Event()
@@ -266,10 +278,15 @@ class RosHarness:
 
 def ros_args(namespace: str = '', parameters: Optional[Dict[str, Any]] = None,
              remaps: Optional[Dict[str, str]] = None) -> List[str]:
-    """Build ``--ros-args`` for a node process: namespace, parameters and remappings."""
+    """
+    Build ``--ros-args`` for a node process: namespace, parameters and remappings.
+
+    In a namespace, the global topics are moved into it as a harness does (see
+    :data:`GLOBAL_TOPICS`).
+    """
     args = ['--ros-args']
     if namespace:
-        args += ['-r', f'__ns:={namespace}']
+        args += ['-r', f'__ns:={namespace}', *NAMESPACED_GLOBAL_TOPICS]
     for name, value in (parameters or {}).items():
         args += ['-p', f'{name}:={_param_literal(value)}']
     for old, new in (remaps or {}).items():

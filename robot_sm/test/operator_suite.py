@@ -3,8 +3,10 @@ The suite as an operator meets it, for the CLI and control panel tests.
 
 :class:`OperatorSuite` runs the mux, the service provider and the state interface in the test
 process (navigation is the test package's ``ScriptedNavigation``: it pretends to drive for a
-number of ticks) and records what they publish. :func:`run_cli` runs ``robot-sm`` as a child
-process, the way an operator runs it, against the suite's namespace.
+number of ticks) and records what they publish. Where a test needs the robot's pose it starts the
+simulated robot, and the service provider takes the pose as ``config/sim.yaml`` tells it to.
+:func:`run_cli` runs ``robot-sm`` as a child process, the way an operator runs it, against the
+suite's namespace.
 """
 
 import os
@@ -15,9 +17,10 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from geometry_msgs.msg import Point, Pose, Quaternion
-from nav_msgs.msg import Odometry
 from robot_sm import qos
+from robot_sm.bringup import load_parameter_file, parameters_for
 from robot_sm.nodes.robot_control_mux import RobotControlMux
+from robot_sm.nodes.robot_sim import RobotSim
 from robot_sm.nodes.service_provider import ServiceProvider
 from robot_sm.nodes.state_interface import StateInterface
 from robot_sm.testing import Recorder, RosHarness, wait_until
@@ -30,6 +33,13 @@ WAIT = 10.0
 ROUTINES = ['Wait', 'Scripted']
 #: The test package of plugin states, installed the way robot packages are.
 TEST_PLUGINS = pathlib.Path(__file__).parent / 'fixtures' / 'plugins'
+SIM_CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'sim.yaml'
+
+
+def sim_pose_parameters() -> Dict[str, Any]:
+    """Return how ``config/sim.yaml`` has the service provider take the simulated robot's pose."""
+    values = parameters_for('service_provider', [load_parameter_file(SIM_CONFIG)])
+    return {name: value for name, value in values.items() if name.startswith('pose_')}
 
 
 class OperatorSuite:
@@ -49,9 +59,8 @@ class OperatorSuite:
         if not start_nodes:
             return
         ros.start_node(RobotControlMux)
-        ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic',
-                                         'pose_topic': 'odom', 'pose_topic_type': 'odometry',
-                                         'waypoint_routines': ROUTINES})
+        ros.start_node(ServiceProvider, {'waypoints_file': '', 'waypoint_routines': ROUTINES,
+                                         **sim_pose_parameters()})
         parameters: Dict[str, Any] = {'navigation_plugin': 'ScriptedNavigation',
                                       'ScriptedNavigation.drive_ticks': 4,
                                       'CalculateGoal.map_timeout': 60.0}
@@ -104,15 +113,12 @@ class OperatorSuite:
         response = self.ros.call(AddWaypoint, 'robot_sm/add_waypoint', request)
         assert response.success, response.message
 
-    def publish_robot_pose(self, x: float, y: float, qz: float = 0.0, qw: float = 1.0) -> None:
-        """Publish the robot's odometry until the service provider reports that pose."""
-        publisher = self.ros.publisher(Odometry, 'odom', qos.SENSOR)
-        odom = Odometry()
-        odom.header.frame_id = 'map'
-        odom.pose.pose = Pose(position=Point(x=x, y=y), orientation=Quaternion(z=qz, w=qw))
+    def start_robot(self, x: float, y: float, yaw: float = 0.0) -> None:
+        """Start the simulated robot at ``(x, y, yaw)``; wait until the suite knows its pose."""
+        self.ros.start_node(RobotSim, {'world': 'office', 'start_x': x, 'start_y': y,
+                                       'start_yaw': yaw})
 
         def known() -> bool:
-            publisher.publish(odom)
             response = self.ros.call(GetRobotPose, 'robot_sm/get_robot_pose')
             return bool(response.success) and abs(response.pose.position.x - x) < 1e-9 \
                 and abs(response.pose.position.y - y) < 1e-9

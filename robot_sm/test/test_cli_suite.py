@@ -5,9 +5,14 @@ Exit codes: 0 when the suite did it, 1 when the suite refused (its message print
 suite (or the part a command needs) does not answer within ``--timeout``.
 """
 
+import argparse
+import importlib.metadata
 import json
 import math
 import os
+import pathlib
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -31,8 +36,6 @@ from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import GetNavigationGoal, WaypointVisited
 from std_srvs.srv import SetBool
-
-YAW_90 = (math.sin(math.pi / 4), math.cos(math.pi / 4))
 
 
 @pytest.fixture
@@ -61,6 +64,11 @@ def together(suite: OperatorSuite, *commands: Sequence[str],
     return run_cli_together(suite.ros.namespace, *commands, timeout=timeout)
 
 
+def last_outcome(suite: OperatorSuite) -> str:
+    """Return how ``robot-sm status`` says the last activity ended."""
+    return json.loads(ok(suite, '--json', 'status').stdout)['outcome']
+
+
 def poses(array: WaypointArray) -> list:
     return [(round(w.pose.position.x, 6), round(w.pose.position.y, 6), w.routine)
             for w in array.waypoints]
@@ -69,21 +77,21 @@ def poses(array: WaypointArray) -> list:
 def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
         suite: OperatorSuite) -> None:
     suite.add_waypoint(1.0, 2.0, 'Wait')
-    suite.publish_robot_pose(0.5, -0.25, *YAW_90)
+    suite.start_robot(0.75, 1.25, math.pi / 2)
     text_result, json_result = together(suite, ['status'], ['--json', 'status'])
     assert text_result.returncode == json_result.returncode == 0, describe(text_result)
     text = text_result.stdout
     assert 'state      Idle    (last: Boot: boot finished)' in text
     assert 'mode       stopped    e-stop released' in text
     assert 'driving    forward' in text
-    assert 'pose       (0.50, -0.25, yaw 1.57)' in text
+    assert 'pose       (0.75, 1.25, yaw 1.57)' in text
     assert 'waypoints  1 (0 visited, 0 unreachable), single, forward' in text
     assert '1.00     2.00    0.00    Wait           pending' in text
 
     status = json.loads(json_result.stdout)
     assert (status['state'], status['mode'], status['emergency_stop']) == ('Idle', 'stopped',
                                                                            False)
-    assert status['pose'] == pytest.approx([0.5, -0.25, math.pi / 2])
+    assert status['pose'] == pytest.approx([0.75, 1.25, math.pi / 2])
     assert status['driving_reverse'] is False
     assert status['outcome'] == 'Boot: boot finished'
     [waypoint] = status['waypoints']
@@ -140,9 +148,9 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     assert poses(array) == [(3.0, 4.0, 'Wait'), (1.0, 2.0, '')]
     assert array.waypoints[0].id == added_id
 
-    suite.publish_robot_pose(0.5, -0.25, *YAW_90)
+    suite.start_robot(0.75, 1.25, math.pi / 2)
     ok(suite, 'waypoint', 'here', '--routine', 'Scripted')
-    assert poses(suite.waypoints())[2] == (0.5, -0.25, 'Scripted')
+    assert poses(suite.waypoints())[2] == (0.75, 1.25, 'Scripted')
 
     listing, as_json, routines = together(suite, ['waypoint', 'list'],
                                           ['--json', 'waypoint', 'list'],
@@ -150,10 +158,10 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     for result in (listing, as_json, routines):
         assert result.returncode == 0, describe(result)
     assert listing.stdout.splitlines()[0] == '3 waypoints, single, forward'
-    assert '0.50    -0.25    1.57    Scripted       pending' in listing.stdout
+    assert '0.75     1.25    1.57    Scripted       pending' in listing.stdout
     rows = json.loads(as_json.stdout)['waypoints']
     assert [(r['index'], r['x'], r['y'], r['routine']) for r in rows] == [
-        (0, 3.0, 4.0, 'Wait'), (1, 1.0, 2.0, ''), (2, 0.5, -0.25, 'Scripted')]
+        (0, 3.0, 4.0, 'Wait'), (1, 1.0, 2.0, ''), (2, 0.75, 1.25, 'Scripted')]
     assert routines.stdout.strip() == 'Wait, Scripted'
 
     for result in together(suite, ['waypoint', 'move', '1', '5', '6', '0.5'],
@@ -167,7 +175,7 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     for result in together(suite, ['waypoint', 'remove', '0'], ['waypoint', 'reset']):
         assert result.returncode == 0, describe(result)
     array = suite.waypoints()
-    assert poses(array) == [(5.0, 6.0, 'Wait'), (0.5, -0.25, 'Scripted')]
+    assert poses(array) == [(5.0, 6.0, 'Wait'), (0.75, 1.25, 'Scripted')]
     assert not any(w.visited for w in array.waypoints)
 
 
@@ -203,6 +211,7 @@ def test_follow_start_applies_mode_and_direction_then_stop(ros: RosHarness) -> N
     assert goal.waypoint_position == 1
     assert ok(suite, 'follow', 'stop').stdout.strip() == 'Waypoint following stopped'
     suite.wait_current_state('Idle')
+    assert last_outcome(suite) == 'W: Navigation: Waypoint following stopped'
 
     # A refused start leaves the mode and direction as they were.
     ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True))
@@ -220,6 +229,7 @@ def test_explore_start_sets_finish_or_interrupt_then_stop(suite: OperatorSuite) 
     suite.wait_state(lambda name: name.startswith('E: '))
     assert ok(suite, 'explore', 'stop').stdout.strip() == 'Exploration stopped'
     suite.wait_current_state('Idle')
+    assert last_outcome(suite) == 'E: Calculate Goal: Exploration stopped'
     started = time.monotonic()
     ok(suite, 'explore', 'start', '--interrupt')
     suite.exploration.wait_for(lambda m: m.data is True, timeout=WAIT, after=started)
@@ -236,6 +246,7 @@ def test_goal_drives_to_a_simple_goal_and_cancel_stops_it(ros: RosHarness) -> No
     suite.wait_current_state('G: Navigation')
     assert ok(suite, 'goal', 'cancel').stdout.strip() == 'Simple goal stopped'
     suite.wait_current_state('Idle')
+    assert last_outcome(suite) == 'G: Navigation: Simple goal stopped'
 
 
 def test_reverse_on_off(suite: OperatorSuite) -> None:
@@ -271,3 +282,51 @@ def test_plugins_lists_installed_states_without_importing_them() -> None:
     assert lines['WaitRoutine'][0] == 'routine'
     # Listed, not loaded: the module of this entry point does not exist.
     assert lines['MissingModule'] == ['state', 'robot_sm_test_plugins.does_not_exist:Anything']
+
+
+def test_ros2_robot_sm_is_robot_sm_as_a_ros2_command(suite: OperatorSuite) -> None:
+    # ros2cli finds the command through its entry point and runs it as one of its own.
+    [entry_point] = [e for e in importlib.metadata.entry_points(group='ros2cli.command')
+                     if e.name == 'robot_sm']
+    command = entry_point.load()()
+    parser = argparse.ArgumentParser(prog='ros2 robot_sm')
+    command.add_arguments(parser, 'ros2 robot_sm')
+    args = parser.parse_args(['--namespace', suite.ros.namespace, 'estop', 'on'])
+    assert command.main(parser=parser, args=args) == 0
+    suite.wait_current_state('Emergency Stop')
+    if shutil.which('ros2') is None:
+        pytest.skip('ros2cli is not installed (no wheels exist; a ROS 2 install has it): '
+                    'the ros2 command itself is not run')
+    result = subprocess.run(['ros2', 'robot_sm', '--namespace', suite.ros.namespace, '--json',
+                             'status'], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, describe(result)
+    assert json.loads(result.stdout)['state'] == 'Emergency Stop'
+    listed = subprocess.run(['ros2', '--help'], capture_output=True, text=True, timeout=60)
+    assert 'robot_sm' in listed.stdout, describe(listed)
+
+
+README = pathlib.Path(__file__).resolve().parents[2] / 'README.md'
+
+
+def readme_topic_echoes() -> List[str]:
+    """Return the ``ros2 topic echo`` command lines the README gives."""
+    return re.findall(r'`(ros2 topic echo [^`]*)`', README.read_text())
+
+
+def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: OperatorSuite) -> None:
+    echoes = readme_topic_echoes()
+    assert echoes
+    for line in echoes:
+        if '--qos-durability transient_local' in line:
+            # Without it ros2topic subscribes best effort and never gets the latched message.
+            assert '--qos-reliability reliable' in line, line
+    if shutil.which('ros2') is None:
+        pytest.skip('ros2cli is not installed (no wheels exist; a ROS 2 install has it): the '
+                    'lines are not run')
+    for line in echoes:
+        argv = [f'{suite.ros.namespace}/{word}' if word.startswith('robot_sm/') else word
+                for word in line.split()]
+        argv.insert(3, '--no-daemon')  # leave no ros2 daemon behind in the test's domain
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, describe(result)
+        assert 'data: Idle' in result.stdout, describe(result)

@@ -225,11 +225,11 @@ def test_exploration_start_applies_finish_or_interrupt_and_stop(operator: Operat
 def test_waypoint_following_set_waypoint_start_stop_and_reset(operator: Operator) -> None:
     panel, suite = operator.panel, operator.suite
     operator.until(lambda: panel.routine_box.count() == 3)  # None, Wait, Scripted
-    suite.publish_robot_pose(0.5, -0.25)
+    suite.start_robot(0.75, 1.25)
     operator.choose(panel.routine_box, 'Wait')
     operator.click(panel.set_waypoint_button)
-    suite.wait_list(lambda a: routes(a) == [(0.5, -0.25, 'Wait')])
-    operator.until(lambda: operator.table_texts() == [['0', '0.50', '-0.25', '0°', 'Wait',
+    suite.wait_list(lambda a: routes(a) == [(0.75, 1.25, 'Wait')])
+    operator.until(lambda: operator.table_texts() == [['0', '0.75', '1.25', '0°', 'Wait',
                                                        'pending']])
     suite.add_waypoint(2.0, 1.0)
 

@@ -10,6 +10,7 @@ start; it is skipped where those are not installed.
 
 import ast
 import importlib.util
+import os
 import pathlib
 from typing import Any, Dict, Iterator, List, Mapping, Tuple
 
@@ -20,6 +21,7 @@ from robot_sm.bringup import (
     NodeSpec,
     ParameterFile,
     parameters_for,
+    rviz_refusal,
     SIMULATION,
     SUITE,
     TELEOP,
@@ -220,7 +222,20 @@ def test_robot_launch_defaults_to_the_shipped_parameters(ros: RosHarness) -> Non
             assert values['pose_source'] == 'tf'
 
 
-def test_sim_launch_starts_suite_simulation_and_rviz(ros: RosHarness) -> None:
+def installed_rviz(prefix: pathlib.Path, monkeypatch: pytest.MonkeyPatch, present: bool) -> None:
+    """Make rviz2 look installed (an ament index entry under ``prefix``) or not installed."""
+    index = prefix / 'share' / 'ament_index' / 'resource_index' / 'packages'
+    index.mkdir(parents=True)
+    if present:
+        (index / 'rviz2').touch()
+    paths = [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p
+             and not (pathlib.Path(p) / index.relative_to(prefix) / 'rviz2').exists()]
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(prefix), *paths]))
+
+
+def test_sim_launch_starts_suite_simulation_and_rviz(ros: RosHarness, tmp_path: pathlib.Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    installed_rviz(tmp_path / 'rviz', monkeypatch, present=True)
     nodes = list(launch('sim.launch.py', {'namespace': 'robot1', 'world': 'maze',
                                           'rviz': 'true'}))
     rviz = [n for n in nodes if n.package == 'rviz2']
@@ -237,6 +252,26 @@ def test_sim_launch_starts_suite_simulation_and_rviz(ros: RosHarness) -> None:
     assert len(rviz) == 1 and rviz[0].namespace == '/robot1'
     assert ('goal_pose', 'robot_sm/simple_goal') in rviz[0].remappings
     assert not [n for n in launch('sim.launch.py', {}) if n.package == 'rviz2']
+
+
+def test_sim_launch_without_rviz2_refuses_rviz_before_starting_any_node(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installed_rviz(tmp_path / 'no_rviz', monkeypatch, present=False)
+    started: List[LaunchedNode] = []
+    with pytest.raises(RuntimeError, match='rviz2 is not installed'):
+        started.extend(launch('sim.launch.py', {'rviz': 'true'}))
+    assert started == []
+    assert [n.package for n in launch('sim.launch.py', {'rviz': 'false'})] == ['robot_sm'] * 5
+
+
+def test_rviz_is_refused_where_rviz2_is_not_installed(tmp_path: pathlib.Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # What sim.launch.py asks before it starts anything (checked here without launch).
+    installed_rviz(tmp_path / 'no_rviz', monkeypatch, present=False)
+    assert rviz_refusal() == ('rviz:=true, but rviz2 is not installed (install '
+                              'ros-$ROS_DISTRO-rviz2, or leave rviz:=false): nothing was started')
+    installed_rviz(tmp_path / 'rviz', monkeypatch, present=True)
+    assert rviz_refusal() is None
 
 
 def test_teleop_launch_starts_the_teleop_node(ros: RosHarness) -> None:

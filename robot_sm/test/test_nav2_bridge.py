@@ -8,14 +8,16 @@ plugin's fallback to the built-in navigator.
 
 import importlib.util
 import time
+from types import SimpleNamespace
 from typing import Any
 
+from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
 import pytest
 from robot_sm import qos
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
-from robot_sm.nodes.state_interface import StateInterface
+from robot_sm.nodes.state_interface import action_outcome, StateInterface
 from robot_sm.testing import RosHarness
 from std_msgs.msg import String
 
@@ -85,3 +87,38 @@ def test_a_missing_nav2_server_fails_the_goal_after_the_timeout(ros: RosHarness)
     message = outcomes.wait_for(lambda m: 'did not come up' in m.data, timeout=5.0).data
     assert message == ("G: Navigation: Nav2's navigate_to_pose action server did not come up "
                        'within 0.5 s')
+
+
+@pytest.mark.skipif(not HAVE_NAV2, reason='needs nav2_msgs (ros-$ROS_DISTRO-nav2-msgs), which '
+                                          'is not installable from PyPI')
+def test_an_abort_is_reported_with_nav2_s_error_code_and_message(ros: RosHarness) -> None:
+    from nav2_msgs.action import NavigateToPose
+    from rclpy.action import ActionServer
+
+    def execute(handle: Any) -> Any:
+        handle.abort()
+        return NavigateToPose.Result(error_code=104, error_msg='no valid path found')
+
+    ActionServer(ros.probe, NavigateToPose, 'navigate_to_pose', execute)
+    states, outcomes = _suite(ros, {'Navigation.use_nav2': True})
+    _send_goal(ros, 2.5)
+    message = outcomes.wait_for(lambda m: 'Nav2' in m.data, timeout=10.0).data
+    assert message == ('G: Navigation: Nav2: navigate_to_pose: aborted by the action server '
+                       '(error_code 104: no valid path found)')
+
+
+@pytest.mark.parametrize('status, result, outcome', [
+    (GoalStatus.STATUS_ABORTED, SimpleNamespace(error_code=104, error_msg='no valid path'),
+     'aborted by the action server (error_code 104: no valid path)'),
+    (GoalStatus.STATUS_ABORTED, SimpleNamespace(error_code=101, error_msg=''),
+     'aborted by the action server (error_code 101)'),
+    (GoalStatus.STATUS_ABORTED, SimpleNamespace(error_code=0, error_msg=''),
+     'aborted by the action server'),
+    (GoalStatus.STATUS_ABORTED, SimpleNamespace(), 'aborted by the action server'),
+    (GoalStatus.STATUS_CANCELED, SimpleNamespace(error_code=0, error_msg=''), 'canceled'),
+    (GoalStatus.STATUS_SUCCEEDED, SimpleNamespace(error_code=0, error_msg=''), 'succeeded'),
+])
+def test_how_an_action_goal_ended_names_the_result_s_error(status: int, result: Any,
+                                                           outcome: str) -> None:
+    # What the test above sees through Nav2, for results shaped like NavigateToPose's.
+    assert action_outcome(status, result) == outcome

@@ -1,8 +1,11 @@
 """The package manifests are valid format-3 package.xml files that colcon and rosdep accept."""
 
+import ast
 import pathlib
 import shutil
 import subprocess
+import sys
+from typing import Dict, Set
 
 from catkin_pkg.package import parse_package
 import pytest
@@ -29,3 +32,39 @@ def test_manifest_parses_as_format_3(manifest: pathlib.Path) -> None:
 def test_xmllint(manifest: pathlib.Path) -> None:
     result = subprocess.run(['xmllint', '--noout', str(manifest)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+#: rosdep keys of the Python libraries robot_sm imports (a ROS package's module is its name).
+PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
+               'PIL': 'python3-pil', 'argcomplete': 'python3-argcomplete',
+               'matplotlib': 'python3-matplotlib', 'pinocchio': 'pinocchio'}
+#: Imported only where the ROS package is missing (pip environments), never on a robot.
+NOT_ON_A_ROBOT = {'PySide6'}
+
+
+def imported_modules(package: pathlib.Path) -> Dict[str, Set[str]]:
+    """Return the top-level modules imported anywhere in the package (also inside functions)."""
+    modules: Dict[str, Set[str]] = {}
+    files = list((package / 'robot_sm').rglob('*.py')) + list((package / 'launch').glob('*.py'))
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.partition('.')[0]
+                if top not in sys.stdlib_module_names and top != 'robot_sm':
+                    modules.setdefault(top, set()).add(str(path.relative_to(package)))
+    return modules
+
+
+def test_every_imported_package_is_an_exec_depend() -> None:
+    manifest = parse_package(str(REPOSITORY / 'robot_sm' / 'package.xml'))
+    depends = {d.name for d in manifest.exec_depends}
+    missing = {PYTHON_KEYS.get(module, module): sorted(files)
+               for module, files in imported_modules(REPOSITORY / 'robot_sm').items()
+               if module not in NOT_ON_A_ROBOT and PYTHON_KEYS.get(module, module) not in depends}
+    assert not missing, f'imported but not an exec_depend of package.xml: {missing}'

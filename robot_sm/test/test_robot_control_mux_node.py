@@ -237,6 +237,7 @@ def test_unknown_mode_is_refused_and_changes_nothing(ros: RosHarness) -> None:
     ros.wait_for_subscribers(autonomy.publisher)
     assert mux.set_mode(AUTONOMOUS).success
     mux.wait_mode(AUTONOMOUS)
+    mux.wait_cmd(linear_x(0.3), after=time.monotonic())  # autonomy's commands come through
     mode_messages = len(mux.modes.messages)
     answer = mux.set_mode(7)
     assert not answer.success and 'unknown mode 7' in answer.message

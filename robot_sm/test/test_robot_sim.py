@@ -1,14 +1,16 @@
-"""The robot_sim node over DDS: driving, walls, the map topic, the revealing sensor, bad worlds."""
+"""The robot_sim node over DDS: driving, walls, the map topic, the sensor, frames, start poses."""
 
+import importlib.util
 import math
 import sys
 import time
 
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import OccupancyGrid, Odometry
+import pytest
 from robot_sm import qos
 from robot_sm.nodes.robot_sim import RobotSim
-from robot_sm.testing import ros_args, RosHarness
+from robot_sm.testing import ros_args, RosHarness, wait_until
 from sensor_msgs.msg import JointState
 
 
@@ -111,3 +113,43 @@ def test_an_unknown_arm_joint_refuses_to_start(ros: RosHarness) -> None:
                                  *ros_args(ros.namespace, {'arm_joint_names': ['knee']})])
     assert process.wait(20.0) == 2
     assert "parameter 'arm_joint_names'" in process.output and "'knee'" in process.output
+
+
+def test_each_shipped_world_starts_the_robot_at_its_own_start_pose(ros: RosHarness) -> None:
+    # No start parameters: the maze's start pose, not a default inside one of its walls.
+    ros.start_node(RobotSim, {'world': 'maze'})
+    odom = ros.record(Odometry, 'odom').wait_for()
+    assert (odom.pose.pose.position.x, odom.pose.pose.position.y) == (0.5, 0.5)
+
+
+def test_the_pose_in_the_map_frame_is_published_beside_the_odometry(ros: RosHarness) -> None:
+    ros.start_node(RobotSim, {'world': 'office', 'start_x': 2.3, 'start_y': 3.0,
+                              'start_yaw': math.pi / 2})
+    odom = ros.record(Odometry, 'odom')
+    ground_truth = ros.record(Odometry, 'base_pose_ground_truth')
+    in_map = ground_truth.wait_for()
+    assert (in_map.header.frame_id, in_map.child_frame_id) == ('map', 'base_footprint')
+    in_odom = odom.wait_for()
+    assert (in_odom.header.frame_id, in_odom.child_frame_id) == ('odom', 'base_footprint')
+    assert in_map.pose.pose == in_odom.pose.pose  # map -> odom is the identity
+
+
+@pytest.mark.skipif(importlib.util.find_spec('tf2_ros') is None,
+                    reason='tf2_ros is not installed (no wheels exist; a ROS 2 install has it)')
+def test_tf_gives_the_robot_in_the_map_frame_through_odom(ros: RosHarness) -> None:
+    import tf2_ros
+    from rclpy.node import Node
+    from rclpy.time import Time
+    ros.start_node(RobotSim, {'world': 'office', 'start_x': 2.3, 'start_y': 3.0,
+                              'start_yaw': math.pi / 2})
+    # In the harness's context /tf and /tf_static are the test's own (see RosHarness).
+    listener_node = ros.add_node(Node('tf_listener', namespace=ros.namespace,
+                                      context=ros.context))
+    buffer = tf2_ros.Buffer()
+    tf2_ros.TransformListener(buffer, listener_node)
+    assert wait_until(lambda: buffer.can_transform('map', 'base_footprint', Time()), 10.0), \
+        buffer.all_frames_as_string()
+    assert buffer.lookup_transform('odom', 'base_footprint', Time()).header.frame_id == 'odom'
+    transform = buffer.lookup_transform('map', 'base_footprint', Time()).transform
+    assert (transform.translation.x, transform.translation.y) == (2.3, 3.0)
+    assert abs(transform.rotation.z - math.sin(math.pi / 4)) < 1e-9

@@ -5,13 +5,14 @@ Each test builds a :class:`~statemachine_fakes.World`: the real engine, the real
 and plugins from entry points, with the service provider's real core answering the services.
 """
 
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import pytest
-from robot_sm.statemachine.base_state import BaseState
+from robot_sm.statemachine.base_state import Answer, BaseState
 from robot_sm.statemachine.behaviours import CalculateGoalState, MappingState
 from robot_sm.statemachine.constants import GoalStatus, Interrupt, NavigationMode, Role
 from robot_sm.statemachine.goal import NavigationGoal
+from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.registry import installed_plugins
 from statemachine_fakes import pose, World
 
@@ -305,6 +306,38 @@ def test_simple_goal_stop_only_stops_simple_goals() -> None:
     assert w.machine.stop_simple_goal() == (True, 'Simple goal stopped')
     w.tick()
     assert w.state == 'Idle'
+
+
+@pytest.mark.parametrize('state, stop, outcome', [
+    ('G: Navigation', lambda m: m.stop_simple_goal(), 'G: Navigation: Simple goal stopped'),
+    ('W: Navigation', lambda m: m.start_stop_waypoint_following(False),
+     'W: Navigation: Waypoint following stopped'),
+    ('W: Waypoint Following', lambda m: m.start_stop_waypoint_following(False),
+     'W: Waypoint Following: Waypoint following stopped'),
+    ('W: Scripted', lambda m: m.start_stop_waypoint_following(False),
+     'W: Scripted: Waypoint following stopped'),
+    ('E: Navigation', lambda m: m.start_stop_exploration(False),
+     'E: Navigation: Exploration stopped'),
+    ('E: Calculate Goal', lambda m: m.start_stop_exploration(False),
+     'E: Calculate Goal: Exploration stopped'),
+    ('E: Mapping', lambda m: m.start_stop_exploration(False), 'E: Mapping: Exploration stopped'),
+])
+def test_an_activity_stopped_by_an_operator_publishes_its_outcome(
+        state: str, stop: Callable[[StateMachine], Answer], outcome: str) -> None:
+    w = world()
+    STATES[state](w)
+    assert stop(w.machine)[0]
+    assert w.outcomes[-1] == outcome
+    w.tick()
+    assert w.state == 'Idle'
+
+
+def test_a_simple_goal_reached_publishes_its_outcome() -> None:
+    w = world(**{'ScriptedNavigation.drive_ticks': 2})
+    w.machine.on_simple_goal(pose(3.0))
+    w.run_until('G: Navigation')
+    w.run_until('Idle')
+    assert w.outcomes[-1] == 'G: Navigation: simple goal reached'
 
 
 @pytest.mark.parametrize('hook', ['on_setup', 'on_entry', 'on_active', 'on_exit'])

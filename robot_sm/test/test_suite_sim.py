@@ -18,7 +18,7 @@ from robot_sm import qos
 from robot_sm.bringup import SIMULATION, SUITE, SuiteProcess
 from robot_sm.testing import Recorder, RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
-from robot_sm_msgs.srv import AddWaypoint, GetWaypoints, SetOperationMode
+from robot_sm_msgs.srv import AddWaypoint, GetRobotPose, GetWaypoints, SetOperationMode
 from std_msgs.msg import String
 from std_srvs.srv import SetBool
 
@@ -111,6 +111,15 @@ def sim(ros: RosHarness) -> Iterator[SimSuite]:
         yield suite
     finally:
         suite.close()
+
+
+def test_operators_get_the_simulated_robot_s_pose_in_the_map_frame(sim: SimSuite) -> None:
+    # What `robot-sm waypoint here`, `robot-sm status` and the panel's Set Waypoint ask for.
+    sim.odom.wait_for()
+    response = sim.ros.call(GetRobotPose, 'robot_sm/get_robot_pose')
+    assert response.success, response.message
+    assert response.message == 'Robot pose in map'
+    assert (response.pose.position.x, response.pose.position.y) == sim.position() == (1.0, 1.0)
 
 
 def test_waypoint_following_reaches_three_waypoints(sim: SimSuite) -> None:

@@ -1,8 +1,10 @@
-"""A plain colcon workspace with this repository in src/ finds both packages and nothing else."""
+"""The colcon workspace: what it finds in this repository, what sourcing its install gives."""
 
+import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -17,3 +19,34 @@ def test_colcon_finds_both_packages(tmp_path: pathlib.Path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert sorted(result.stdout.split()) == ['robot_sm', 'robot_sm_msgs']
+
+
+def installed_prefix() -> pathlib.Path:
+    """Return the colcon install prefix robot_sm runs from (skip where it is not installed)."""
+    from ament_index_python.packages import get_package_prefix, PackageNotFoundError
+    try:
+        return pathlib.Path(get_package_prefix('robot_sm'))
+    except PackageNotFoundError:
+        pytest.skip('robot_sm is not installed by colcon here')
+
+
+def test_robot_sm_is_on_path_once_the_workspace_is_sourced() -> None:
+    prefix = installed_prefix()
+    # An isolated install has setup.bash above the package's prefix, a merged one in it.
+    setup_script = next((p for p in (prefix / 'setup.bash', prefix.parent / 'setup.bash')
+                         if p.is_file()), None)
+    assert setup_script is not None, f'no setup.bash beside {prefix}'
+    # A fresh shell: PATH has Python but no robot-sm (make test's environment adds one).
+    path = [d for d in os.environ['PATH'].split(os.pathsep)
+            if d and not (pathlib.Path(d) / 'robot-sm').exists()]
+    path.insert(0, str(pathlib.Path(sys.executable).parent))
+    shell = (f'source {setup_script} && command -v robot-sm && robot-sm --help && '
+             'robot-sm plugins')
+    result = subprocess.run(['bash', '-c', shell], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, 'PATH': os.pathsep.join(path)})
+    assert result.returncode == 0, result.stderr
+    assert pathlib.Path(result.stdout.splitlines()[0]) == prefix / 'bin' / 'robot-sm'
+    assert 'Operate a running robot_sm suite.' in result.stdout
+    assert 'Navigation' in result.stdout  # robot-sm plugins
+    # ros2 run robot_sm robot-sm finds it where ament_python puts the executables.
+    assert (prefix / 'lib' / 'robot_sm' / 'robot-sm').is_file()

@@ -5,12 +5,13 @@ The YAML keys are those of nav2_map_server: ``image`` (relative to the YAML file
 (m/cell), ``origin`` ([x, y, yaw]; yaw must be 0 here), ``negate`` (0/1), ``occupied_thresh``,
 ``free_thresh`` and ``mode`` (only ``trinary``, the default). A pixel's occupancy is
 ``(255 - p) / 255`` (or ``p / 255`` when negated): above ``occupied_thresh`` it is occupied, below
-``free_thresh`` free, otherwise unknown. The image's top row is the map's highest y.
+``free_thresh`` free, otherwise unknown. The image's top row is the map's highest y. A world of
+the simulation may add ``start_pose`` ([x, y, yaw]), where the simulated robot starts.
 """
 
 import math
 import pathlib
-from typing import Any, Dict, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 from PIL import Image
@@ -29,6 +30,40 @@ def _number(meta: Dict[str, Any], key: str, default: float, path: pathlib.Path) 
     return float(value)
 
 
+def _read_yaml(path: pathlib.Path) -> Dict[str, Any]:
+    try:
+        meta = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise MapFileError(f'{path}: cannot read map YAML: {error}') from error
+    if not isinstance(meta, dict) or 'image' not in meta:
+        raise MapFileError(f'{path}: not a map YAML (no image key)')
+    return meta
+
+
+def _is_pose(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 3 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        for v in value)
+
+
+def load_start_pose(yaml_path: Union[str, pathlib.Path]) -> Optional[Tuple[float, float, float]]:
+    """
+    Return the world's ``start_pose: [x, y, yaw]`` (a key of ours), or None if it has none.
+
+    map_server ignores keys it does not know, so the file stays a valid map YAML.
+
+    :raises MapFileError: if the YAML cannot be read or the start pose is malformed.
+    """
+    path = pathlib.Path(yaml_path)
+    start = _read_yaml(path).get('start_pose')
+    if start is None:
+        return None
+    if not _is_pose(start):
+        raise MapFileError(f'{path}: start_pose must be [x, y, yaw], got {start!r}')
+    x, y, yaw = (float(v) for v in start)
+    return x, y, yaw
+
+
 def load_map(yaml_path: Union[str, pathlib.Path]) -> OccupancyGrid:
     """
     Load the map described by ``yaml_path``.
@@ -36,12 +71,7 @@ def load_map(yaml_path: Union[str, pathlib.Path]) -> OccupancyGrid:
     :raises MapFileError: if the YAML or the image is missing or malformed.
     """
     path = pathlib.Path(yaml_path)
-    try:
-        meta = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise MapFileError(f'{path}: cannot read map YAML: {error}') from error
-    if not isinstance(meta, dict) or 'image' not in meta:
-        raise MapFileError(f'{path}: not a map YAML (no image key)')
+    meta = _read_yaml(path)
     mode = meta.get('mode', 'trinary')
     if mode != 'trinary':
         raise MapFileError(f'{path}: only mode trinary is supported, got {mode!r}')
@@ -51,8 +81,7 @@ def load_map(yaml_path: Union[str, pathlib.Path]) -> OccupancyGrid:
     occupied_thresh = _number(meta, 'occupied_thresh', 0.65, path)
     free_thresh = _number(meta, 'free_thresh', 0.196, path)
     origin = meta.get('origin', [0.0, 0.0, 0.0])
-    if not (isinstance(origin, list) and len(origin) == 3
-            and all(isinstance(v, (int, float)) and math.isfinite(v) for v in origin)):
+    if not _is_pose(origin):
         raise MapFileError(f'{path}: origin must be [x, y, yaw], got {origin!r}')
     if origin[2] != 0:
         raise MapFileError(f'{path}: a rotated origin (yaw {origin[2]}) is not supported')

@@ -4,11 +4,19 @@ robot_sim: a kinematic differential-drive robot (and arm) in a 2-D world, for de
 Integrates ``wheel_command`` (or ``cmd_vel``) into a pose on the world map, stops at walls,
 publishes ``odom``, ``map`` (the whole world, or what a simulated range sensor has revealed) and
 ``joint_states``, and optionally drives ``/clock`` so the rest of the suite runs on simulated
-time. The map frame of the world is the odom frame of the robot (no localisation drift). With
-``arm_joint_names`` it also simulates a URDF arm (:mod:`robot_sm.sim.arm`) that follows
-``joint_command``, and broadcasts the arm's TF (:mod:`robot_sm.nodes.arm_tf`).
+time.
+
+Frames follow REP-105: odometry is in ``odom_frame``; the simulation localises perfectly, so
+``map_frame`` -> ``odom_frame`` is the identity, broadcast on ``/tf_static`` with
+``odom_frame`` -> ``base_frame`` on ``/tf`` (when tf2_ros is installed), and the pose in
+``map_frame`` is published on ``base_pose_ground_truth`` for nodes that take the robot pose from a
+topic. A world may name its start pose (``start_pose`` in its YAML): it is the default of
+``start_x``, ``start_y`` and ``start_yaw``. With ``arm_joint_names`` it also simulates a URDF arm
+(:mod:`robot_sm.sim.arm`) that follows ``joint_command``, and broadcasts the arm's TF
+(:mod:`robot_sm.nodes.arm_tf`).
 """
 
+import dataclasses
 import math
 import sys
 from typing import Any, List, Optional
@@ -21,9 +29,10 @@ import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm import qos
-from robot_sm.grid import load_map, MapFileError, OccupancyGrid
+from robot_sm.grid import load_map, load_start_pose, MapFileError, OccupancyGrid
 from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.runner import run_node
+from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
 from robot_sm.parameters import ConfigurationError, declare_parameters, Param
 from robot_sm.planar import Pose2D, quaternion_from_yaw
 from robot_sm.resources import share_directory, world_file
@@ -33,9 +42,11 @@ from sensor_msgs.msg import JointState
 
 PARAMETERS = [
     Param('world', 'office', 'World map: a shipped world name (office, maze) or a map YAML path'),
-    Param('start_x', 1.0, 'Start position x in the map frame (m)'),
-    Param('start_y', 1.0, 'Start position y in the map frame (m)'),
-    Param('start_yaw', 0.0, 'Start heading (rad)'),
+    Param('start_x', 1.0, "Start position x in the map frame (m); default: the world's "
+          'start_pose'),
+    Param('start_y', 1.0, "Start position y in the map frame (m); default: the world's "
+          'start_pose'),
+    Param('start_yaw', 0.0, "Start heading (rad); default: the world's start_pose"),
     Param('robot_radius', 0.1, 'Radius of the robot disc used for collisions (m)', minimum=0.0,
           exclusive_minimum=True),
     Param('wheel_radius', 0.03, 'Wheel radius (m)', minimum=0.0, exclusive_minimum=True),
@@ -51,7 +62,8 @@ PARAMETERS = [
           minimum=0.0, exclusive_minimum=True),
     Param('update_frequency', 50.0, 'Simulation steps per second of wall time (Hz)',
           minimum=0.0, exclusive_minimum=True, maximum=1000.0),
-    Param('odom_frame', 'odom', 'Frame of the odometry pose (the world map is aligned with it)'),
+    Param('map_frame', 'map', 'Frame of the world map and of base_pose_ground_truth'),
+    Param('odom_frame', 'odom', 'Frame of the odometry (map_frame -> odom_frame is the identity)'),
     Param('base_frame', 'base_footprint', 'Child frame of the odometry'),
     Param('reveal_map', False, 'Publish only what the simulated range sensor has seen'),
     Param('sensor_range', 3.0, 'Range of the simulated sensor (m)', minimum=0.0,
@@ -71,6 +83,8 @@ PARAMETERS = [
     Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
           minimum=0.0, exclusive_minimum=True, maximum=50.0),
 ]
+#: The start pose parameters: their defaults come from the world.
+START = ('start_x', 'start_y', 'start_yaw')
 
 
 def _stamp(seconds: float) -> Time:
@@ -99,24 +113,32 @@ class RobotSim(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('robot_sim', **kwargs)
-        config = declare_parameters(self, PARAMETERS)
+        config = declare_parameters(self, [p for p in PARAMETERS if p.name not in START])
         if config['publish_clock'] and self.get_parameter('use_sim_time').value:
             raise ConfigurationError("parameter 'publish_clock' cannot be used with use_sim_time:"
                                      ' the simulation is the clock')
         try:
-            self.world = load_map(world_file(config['world']))
+            path = world_file(config['world'])
+            self.world = load_map(path)
+            world_start = load_start_pose(path)
+        except MapFileError as error:
+            raise ConfigurationError(f"parameter 'world': {error}") from error
+        specs = [p for p in PARAMETERS if p.name in START]
+        if world_start is not None:
+            specs = [dataclasses.replace(p, default=v) for p, v in zip(specs, world_start)]
+        config.update(declare_parameters(self, specs))
+        try:
             start = Pose2D(config['start_x'], config['start_y'], config['start_yaw'])
             self.base = DiffDriveBase(
                 self.world, start, radius=config['robot_radius'],
                 wheel_radius=config['wheel_radius'], wheel_base=config['wheel_base'],
                 command_timeout=config['command_timeout'])
-        except MapFileError as error:
-            raise ConfigurationError(f"parameter 'world': {error}") from error
         except ValueError as error:
             raise ConfigurationError(f"parameters 'start_*': {error}") from error
         self.config = config
         self.wheel_names: List[str] = config['wheel_joint_names']
         self.wheel_angles = [0.0, 0.0]
+        self.tf = TfBroadcaster(self)
         self.arm: Optional[ServoJoints] = None
         self.arm_tf: Optional[ArmTfBroadcaster] = None
         arm_names = [name for name in config['arm_joint_names'] if name]
@@ -127,7 +149,7 @@ class RobotSim(Node):
                                        config['arm_time_constant'])
             except ValueError as error:
                 raise ConfigurationError(f"parameter 'arm_joint_names': {error}") from None
-            self.arm_tf = ArmTfBroadcaster(self, model, config['base_frame'])
+            self._arm_model = model
         self.reveal = config['reveal_map']
         self.known = self.world.blank_copy() if self.reveal else self.world
         self.sensor = RangeSensor(config['sensor_range'], config['sensor_fov'],
@@ -139,6 +161,7 @@ class RobotSim(Node):
         self._was_colliding = False
 
         self.odom_publisher = self.create_publisher(Odometry, 'odom', 10)
+        self.ground_truth_publisher = self.create_publisher(Odometry, 'base_pose_ground_truth', 10)
         self.map_publisher = self.create_publisher(OccupancyGridMsg, 'map', qos.STATE)
         self.joint_publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.clock_publisher = (self.create_publisher(Clock, '/clock', QoSProfile(depth=10))
@@ -150,7 +173,11 @@ class RobotSim(Node):
         if self.arm is not None:
             self.create_subscription(JointState, 'joint_command', self._on_joint_command,
                                      qos.COMMAND_IN)
-        self.tf_broadcaster = self._make_tf_broadcaster()
+        self.tf.send_static(planar_transform(config['map_frame'], config['odom_frame'],
+                                             self._now_stamp()))
+        if self.arm is not None:
+            self.arm_tf = ArmTfBroadcaster(self.tf, self._arm_model, config['base_frame'],
+                                           self._now_stamp())
         self.create_timer(self.period, self._step)
         self.create_timer(1.0 / config['sensor_frequency'], self._sense)
         self._sense()
@@ -158,21 +185,6 @@ class RobotSim(Node):
             f"simulating world '{config['world']}' ({self.world.width}x{self.world.height} cells"
             f' at {self.world.resolution} m), start ({start.x:.2f}, {start.y:.2f})'
             f"{', revealing the map' if self.reveal else ''}")
-
-    def _make_tf_broadcaster(self) -> Optional[Any]:
-        try:
-            from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
-        except ImportError:
-            self.get_logger().info('tf2_ros is not installed: no TF is broadcast (odom only)')
-            return None
-        from geometry_msgs.msg import TransformStamped
-        static = TransformStamped()
-        static.header.frame_id = 'map'
-        static.child_frame_id = self.config['odom_frame']
-        static.transform.rotation.w = 1.0
-        self._static_broadcaster = StaticTransformBroadcaster(self)
-        self._static_broadcaster.sendTransform(static)
-        return TransformBroadcaster(self)
 
     def _on_wheels(self, msg: JointState) -> None:
         speeds = dict(zip(msg.name, msg.velocity))
@@ -237,22 +249,19 @@ class RobotSim(Node):
         odom.twist.twist.linear.x = self.base.linear
         odom.twist.twist.angular.z = self.base.angular
         self.odom_publisher.publish(odom)
-        if self.tf_broadcaster is not None:
-            from geometry_msgs.msg import TransformStamped
-            transform = TransformStamped()
-            transform.header = odom.header
-            transform.child_frame_id = odom.child_frame_id
-            transform.transform.translation.x = pose.x
-            transform.transform.translation.y = pose.y
-            transform.transform.rotation = odom.pose.pose.orientation
-            self.tf_broadcaster.sendTransform(transform)
+        # Perfect localisation: the pose in the map frame is the odometry pose.
+        odom.header.frame_id = self.config['map_frame']
+        self.ground_truth_publisher.publish(odom)
+        self.tf.send(planar_transform(self.config['odom_frame'], self.config['base_frame'], stamp,
+                                      pose.x, pose.y, pose.yaw))
 
     def _sense(self) -> None:
         if self.reveal and self.sensor.reveal(self.world, self.known, self.base.pose) > 0:
             self._map_dirty = True
         if self._map_dirty:
             self._map_dirty = False
-            self.map_publisher.publish(grid_to_msg(self.known, 'map', self._now_stamp()))
+            self.map_publisher.publish(grid_to_msg(self.known, self.config['map_frame'],
+                                                   self._now_stamp()))
 
     def explored_fraction(self) -> float:
         """Return the fraction of the world's free cells the sensor has seen."""

@@ -23,7 +23,6 @@ from geometry_msgs.msg import Pose, PoseStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
-from rclpy.time import Time
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import ConfigurationError, declare_parameters, Param
 from robot_sm.qos import COMMAND_OUT, EVENTS, SENSOR, STATE
@@ -45,6 +44,19 @@ ACTION_STATUS = {ActionStatus.STATUS_SUCCEEDED: 'succeeded', ActionStatus.STATUS
                  'canceled', ActionStatus.STATUS_ABORTED: 'aborted by the action server'}
 QOS: Dict[str, QoSProfile] = {'command': COMMAND_OUT, 'state': STATE, 'sensor': SENSOR,
                               'default': EVENTS}
+
+
+def action_outcome(status: int, result: Any) -> str:
+    """
+    Say how an action goal ended: its status, and the result's error, if it has one.
+
+    Nav2's results carry ``error_code`` and ``error_msg`` (why a goal was aborted).
+    """
+    text = ACTION_STATUS.get(status, f'status {status}')
+    code, reason = getattr(result, 'error_code', 0), getattr(result, 'error_msg', '')
+    if status == ActionStatus.STATUS_SUCCEEDED or not (code or reason):
+        return text
+    return f'{text} (error_code {code}: {reason})' if reason else f'{text} (error_code {code})'
 
 
 def _not_empty(value: str) -> Optional[str]:
@@ -173,11 +185,10 @@ class RosPort:
             if error is not None:
                 pending.fail_with(error)
                 return
-            status = finished.result().status
+            status, result = finished.result().status, finished.result().result
             pending.complete(SimpleNamespace(
                 success=status == ActionStatus.STATUS_SUCCEEDED,
-                message=ACTION_STATUS.get(status, f'status {status}'), status=status,
-                result=finished.result().result))
+                message=action_outcome(status, result), status=status, result=result))
 
         def on_handle(finished: Any) -> None:
             error = _failure(finished)
@@ -329,8 +340,9 @@ class StateInterface(Node):
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
                                     stop_robot=self._stop_robot)
-        self._tf_buffer: Any = None
-        self._tf_listener: Any = None
+        #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
+        self.tf_buffer: Any = None
+        self._tf_missing = self._listen_to_tf()
 
         self.create_subscription(OperationModeMsg, 'robot_sm/operation_mode',
                                  self._on_operation_mode, STATE)
@@ -395,21 +407,25 @@ class StateInterface(Node):
             return pose, ''
         return self._transform(pose, msg.header.frame_id)
 
-    def _transform(self, pose: Pose, frame: str) -> Tuple[Optional[Pose], str]:
+    def _listen_to_tf(self) -> str:
+        """Listen to TF from the start (a goal may come at once); return what is missing, or ''."""
         try:
-            import tf2_geometry_msgs  # noqa: F401 - registers Pose with tf2
+            import tf2_geometry_msgs  # noqa: F401 - registers the geometry_msgs types with tf2
             import tf2_ros
-        except ImportError:
-            return None, (f"it is in frame '{frame}', not '{self._map_frame}', and tf2_ros is "
-                          'not installed to transform it')
-        if self._tf_buffer is None:
-            self._tf_buffer = tf2_ros.Buffer()
-            self._tf_listener = tf2_ros.TransformListener(self._tf_buffer, self)
+        except ImportError as error:
+            return error.name or str(error)
+        self.tf_buffer = tf2_ros.Buffer()
+        self._tf_listener = tf2_ros.TransformListener(self.tf_buffer, self)
+        return ''
+
+    def _transform(self, pose: Pose, frame: str) -> Tuple[Optional[Pose], str]:
+        if self.tf_buffer is None:
+            return None, (f"it is in frame '{frame}', not '{self._map_frame}', and "
+                          f'{self._tf_missing} is not installed to transform it')
+        stamped = PoseStamped(pose=pose)
+        stamped.header.frame_id = frame  # stamp zero: the latest transform
         try:
-            stamped = PoseStamped(pose=pose)
-            stamped.header.frame_id = frame
-            transformed = self._tf_buffer.transform(stamped, self._map_frame, Time().to_msg())
-            return transformed.pose, ''
+            return self.tf_buffer.transform(stamped, self._map_frame).pose, ''
         except Exception as error:  # noqa: B902 - tf2 raises several exception types
             return None, f"no transform from '{frame}' to '{self._map_frame}': {error}"
 

@@ -158,9 +158,10 @@ class BaseState:
         return accepted
 
     def stop_activity(self, message: str) -> Answer:
-        """Answer an operator's stop: to Idle, unless an interrupt is being handled."""
+        """Answer an operator's stop: to Idle (reported), unless an interrupt is being handled."""
         if not self.transition(Role.IDLE):
             return False, f'{self.name} is handling an interrupt'
+        self.report(message)
         return True, message
 
     def report(self, message: str) -> None:

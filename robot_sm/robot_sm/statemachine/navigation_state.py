@@ -71,11 +71,19 @@ class NavigationState(BehaviourState):
     def on_interrupt(self, interrupt: Interrupt) -> None:
         """Take the standard interrupts; SIMPLE_GOAL_STOP ends a simple goal only."""
         if interrupt == Interrupt.SIMPLE_GOAL_STOP:
-            if self.mode == NavigationMode.SIMPLE_GOAL:
+            stopped = self.mode == NavigationMode.SIMPLE_GOAL \
+                and self.transition(Role.IDLE, interrupt=True)
+            if stopped:
                 self.status = GoalStatus.ABORTED
-                self.transition(Role.IDLE, interrupt=True)
+                self.report('Simple goal stopped')
             return
         super().on_interrupt(interrupt)
+
+    def succeed(self, message: str = '') -> None:
+        """End with REACHED; a simple goal, which ends the activity, always says so."""
+        if not message and self.mode == NavigationMode.SIMPLE_GOAL:
+            message = 'simple goal reached'
+        super().succeed(message)
 
     def next_state(self, status: GoalStatus) -> bool:
         """Follow the table of the module."""
