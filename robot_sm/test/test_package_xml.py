@@ -37,7 +37,9 @@ def test_xmllint(manifest: pathlib.Path) -> None:
 #: rosdep keys of the Python libraries robot_sm imports (a ROS package's module is its name).
 PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
                'PIL': 'python3-pil', 'argcomplete': 'python3-argcomplete',
-               'matplotlib': 'python3-matplotlib', 'pinocchio': 'pinocchio'}
+               'matplotlib': 'python3-matplotlib', 'pinocchio': 'pinocchio',
+               # rosdistro's pip key; it installs mcap, which it depends on.
+               'mcap': 'mcap-ros2-support'}
 #: Imported only where the ROS package is missing (pip environments), never on a robot.
 NOT_ON_A_ROBOT = {'PySide6'}
 
