@@ -209,7 +209,7 @@ def test_emergency_stop_service_latches_refuses_and_release_stops(ros: RosHarnes
     mux.wait_cmd(linear_x(0.3), after=time.monotonic())
 
 
-def test_set_operation_mode_engages_and_its_release_does_not_start_motion(
+def test_a_mode_request_during_an_estop_is_refused_and_names_the_release(
         ros: RosHarness) -> None:
     mux = Mux(ros)
     autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
@@ -218,17 +218,21 @@ def test_set_operation_mode_engages_and_its_release_does_not_start_motion(
     mux.wait_cmd(linear_x(0.3), after=time.monotonic())
 
     called = time.monotonic()
-    assert mux.set_mode(AUTONOMOUS, estop=True).success
+    assert mux.set_mode(AUTONOMOUS, estop=True).success  # emergency_stop: true still engages
     mux.wait_cmd(is_zero, after=called, timeout=1.0)
     mux.wait_mode(AUTONOMOUS, estop=True, after=called)
 
-    answer = mux.set_mode(AUTONOMOUS, estop=False)
-    released = time.monotonic()
-    assert answer.success
-    assert 'STOPPED' in answer.message and 'AUTONOMOUS was not applied' in answer.message
-    mux.wait_mode(STOPPED, after=called)
+    request = SetOperationMode.Request()
+    request.operation_mode.mode = AUTONOMOUS  # {mode: 1}: emergency_stop keeps its default
+    refused = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
+    asked = time.monotonic()
+    assert not refused.success
+    assert 'robot_sm/emergency_stop' in refused.message, refused.message
     time.sleep(0.5)
-    assert all(is_zero(m) for m in mux.cmd_since(released))
+    assert mux.modes.last.emergency_stop
+    assert all(is_zero(m) for m in mux.cmd_since(asked))
+    assert mux.estop(False).success  # the deliberate reset
+    mux.wait_mode(STOPPED, after=asked)
 
 
 def test_unknown_mode_is_refused_and_changes_nothing(ros: RosHarness) -> None:
