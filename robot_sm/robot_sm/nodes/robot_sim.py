@@ -21,7 +21,7 @@ from rclpy.qos import QoSProfile
 from robot_sm import qos
 from robot_sm.grid import load_map, MapFileError, OccupancyGrid
 from robot_sm.nodes.runner import run_node
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
 from robot_sm.planar import Pose2D, quaternion_from_yaw
 from robot_sm.resources import world_file
 from robot_sm.sim import DiffDriveBase, FirstOrderJoints, RangeSensor
@@ -44,10 +44,9 @@ PARAMETERS = [
     Param('command_input', 'wheel_command', 'Velocity input: wheel_command (JointState '
           'velocities of the wheel joints) or cmd_vel (Twist)',
           choices=('wheel_command', 'cmd_vel')),
-    Param('command_timeout', 0.5, 'A command older than this is treated as zero (s)',
-          minimum=0.0, exclusive_minimum=True),
-    Param('update_frequency', 50.0, 'Simulation steps per second of wall time (Hz)',
-          minimum=0.0, exclusive_minimum=True, maximum=1000.0),
+    duration('command_timeout', 0.5, 'A command older than this is treated as zero', 0.01,
+             10.0),
+    rate('update_frequency', 50.0, 'Simulation steps per second of wall time', 1.0, 1000.0),
     Param('odom_frame', 'odom', 'Frame of the odometry pose (the world map is aligned with it)'),
     Param('base_frame', 'base_footprint', 'Child frame of the odometry'),
     Param('reveal_map', False, 'Publish only what the simulated range sensor has seen'),
@@ -56,16 +55,15 @@ PARAMETERS = [
     Param('sensor_fov', 2.0 * math.pi, 'Field of view of the simulated sensor (rad)',
           minimum=0.0, exclusive_minimum=True, maximum=2.0 * math.pi),
     Param('sensor_rays', 360, 'Rays cast by the simulated sensor', minimum=1),
-    Param('sensor_frequency', 5.0, 'Sensor updates and map publications per second (Hz)',
-          minimum=0.0, exclusive_minimum=True),
+    rate('sensor_frequency', 5.0, 'Sensor updates and map publications per second', 0.1,
+         100.0),
     Param('arm_joint_names', [], 'Arm joints that follow joint_command (empty: no arm)',
           kind='str_list'),
-    Param('arm_time_constant', 0.1, 'Time constant of the arm joints tracking (s)', minimum=0.0,
-          exclusive_minimum=True),
+    duration('arm_time_constant', 0.1, 'Time constant of the arm joints tracking', 0.001, 60.0),
     Param('publish_clock', False, 'Publish /clock so that nodes with use_sim_time follow the '
           'simulation'),
     Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
-          minimum=0.0, exclusive_minimum=True, maximum=50.0),
+          minimum=0.01, maximum=50.0),
 ]
 
 

@@ -285,7 +285,7 @@ def _declare_state_parameter(node: Node, plugin: str, spec: StateParameter) -> N
     full = f'{plugin}.{spec.name}'
     limits = []
     if spec.minimum is not None:
-        limits.append(f'>= {spec.minimum:g}')
+        limits.append(f"{'0 (off) or ' if spec.off else ''}>= {spec.minimum:g}")
     if spec.maximum is not None:
         limits.append(f'<= {spec.maximum:g}')
     descriptor = ParameterDescriptor(description=spec.description,
