@@ -136,7 +136,10 @@ def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
         # The demo prints its own progress lines: the nodes only speak up for warnings.
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
     sim = {'world': world, **overrides.get('robot_sim', {})}
-    return SuiteProcess(list(SUITE) + list(SIMULATION), files, {**overrides, 'robot_sim': sim})
+    # The demo starts from a clean slate every time: no e-stop latched by an earlier session.
+    mux = {'emergency_stop_file': '', **overrides.get('robot_control_mux', {})}
+    return SuiteProcess(list(SUITE) + list(SIMULATION), files,
+                        {**overrides, 'robot_sim': sim, 'robot_control_mux': mux})
 
 
 def _pose_text(observer: Observer) -> str:

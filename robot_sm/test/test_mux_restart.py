@@ -6,6 +6,8 @@ ends it; the state interface and the service provider keep running in the test p
 teleoperation stream (a stuck joystick) keeps publishing through everything.
 """
 
+import os
+import pathlib
 import time
 from typing import Any
 
@@ -13,7 +15,6 @@ from geometry_msgs.msg import Twist
 from robot_sm import qos
 from robot_sm.nodes.service_provider import ServiceProvider
 from robot_sm.nodes.state_interface import StateInterface
-from robot_sm.storage import ros_home
 from robot_sm.testing import (
     NodeProcess,
     python_module_argv,
@@ -84,7 +85,8 @@ def test_a_latched_estop_survives_a_mux_crash_under_a_running_state_machine(
     assert call(ros, SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True)).success
     states.wait_for(lambda m: m.data == 'Emergency Stop', timeout=WAIT)
     # The latch is in the default file of this namespace (written without delaying the stop).
-    latch = ros_home() / 'robot_sm' / ros.namespace.strip('/') / 'emergency_stop.yaml'
+    latch = (pathlib.Path(os.environ['ROS_HOME']) / 'robot_sm' / ros.namespace.strip('/')
+             / 'emergency_stop.yaml')
     assert wait_until(lambda: latch.exists() and yaml.safe_load(latch.read_text())['engaged'],
                       timeout=WAIT)
 
