@@ -1,6 +1,7 @@
 """The service_provider node over DDS: every service and topic, valid and invalid requests."""
 
 import math
+import os
 import pathlib
 import threading
 import time
@@ -472,3 +473,12 @@ def test_bad_parameters_refuse_to_start(ros: RosHarness, tmp_path: pathlib.Path,
                                         parameters: Dict[str, Any], problem: str) -> None:
     with pytest.raises(ConfigurationError, match=problem):
         start(ros, tmp_path, **parameters)
+
+
+def test_the_default_waypoints_file_is_one_per_namespace(ros: RosHarness) -> None:
+    node = ros.start_node(ServiceProvider)  # waypoints_file left at its default
+    expected = (pathlib.Path(os.environ['ROS_HOME']) / 'robot_sm' / ros.namespace.strip('/')
+                / 'waypoints.yaml')
+    assert node.get_parameter('waypoints_file').value == str(expected)
+    assert add(ros, 1.5).success
+    assert [w.pose.x for w in WaypointFile(expected).load(0.0).waypoints.waypoints] == [1.5]

@@ -47,11 +47,16 @@ class Supervised:
             'robot_sm.nodes.state_interface', *ros_args(ros.namespace)))
         states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
         # The watchdog arms when the mux first hears the supervisor (its diagnostics show it).
+        # A mux that never does fails below, where the robot keeps driving.
         name = mux.get_fully_qualified_name()
-        diagnostics.wait_for(lambda array: any(
-            status.hardware_id == name and any(
-                kv.key == 'supervisor age (s)' and kv.value != 'never' for kv in status.values)
-            for status in array.status), timeout=WAIT)
+        try:
+            diagnostics.wait_for(lambda array: any(
+                status.hardware_id == name and any(
+                    kv.key == 'supervisor age (s)' and kv.value != 'never'
+                    for kv in status.values)
+                for status in array.status), timeout=WAIT)
+        except TimeoutError:
+            pass
         self.autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))  # e.g. Nav2
         self.teleop = Stream(ros, Twist, 'teleoperation/cmd_vel', None)
         assert self.set_mode(AUTONOMOUS).success
