@@ -466,7 +466,7 @@ def test_persistence_can_be_switched_off(ros: RosHarness, tmp_path: pathlib.Path
     ({'waypoint_routines': ['']}, "'waypoint_routines' must not hold empty names"),
     ({'pose_source': 'gps'}, "'pose_source' must be one of 'tf', 'topic'"),
     ({'failed_goal_tolerance': -0.1}, "'failed_goal_tolerance' must be >= 0"),
-    ({'navigation_reverse_timeout': 0.0}, "'navigation_reverse_timeout' must be > 0"),
+    ({'navigation_reverse_timeout': 0.0}, "'navigation_reverse_timeout' must be >= 0.01"),
     ({'map_frame': ''}, "'map_frame' must not be empty"),
 ])
 def test_bad_parameters_refuse_to_start(ros: RosHarness, tmp_path: pathlib.Path,
