@@ -244,7 +244,9 @@ def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness) -> None:
     start = time.monotonic()
     time.sleep(1.0)
     count = len(beats.since(start))
-    assert 30 <= count <= 44, count  # one per tick
+    # One per tick: never more than the 40 ticks, and not far fewer (a loaded machine delays
+    # some ticks; rclpy does not run missed ones twice).
+    assert 20 <= count <= 42, count
 
 
 @pytest.mark.parametrize('parameter,value,message', [
