@@ -27,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from rclpy.node import Node  # noqa: E402
-from report import print_table, save, summary  # noqa: E402
+from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
 from robot_sm.nodes.runner import run_node  # noqa: E402
 from robot_sm.testing import NodeProcess, python_module_argv, RosHarness  # noqa: E402
@@ -171,6 +171,7 @@ def main() -> int:
     parser.add_argument('--estop-samples', type=int, default=100, help='e-stops per node')
     options = parser.parse_args()
 
+    private_ros_home()
     ros = RosHarness(namespace=NAMESPACE)
     try:
         start(ros, 'mux', python_module_argv('robot_sm.nodes.robot_control_mux'))

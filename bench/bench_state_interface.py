@@ -25,7 +25,7 @@ from typing import Any, Dict, List
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from report import print_table, save, summary  # noqa: E402
+from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
 from robot_sm.nodes.robot_control_mux import RobotControlMux  # noqa: E402
 from robot_sm.nodes.service_provider import ServiceProvider  # noqa: E402
@@ -90,6 +90,7 @@ def run(frequency: float, samples: int) -> Dict[str, Any]:
 
 
 def main() -> int:
+    private_ros_home()
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--samples', type=int, default=40)
     args = parser.parse_args()

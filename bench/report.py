@@ -1,11 +1,28 @@
 """Shared helpers of the benchmarks: percentiles, a printed table and a JSON report."""
 
+import atexit
 import json
+import os
 import pathlib
+import shutil
 import statistics
+import tempfile
 from typing import Any, Dict, Iterable, List, Sequence
 
 RESULTS = pathlib.Path(__file__).resolve().parent / 'results'
+
+
+def private_ros_home() -> str:
+    """
+    Point ROS_HOME at a temporary folder for this run (removed at exit) and return it.
+
+    The nodes keep files there (the waypoint list, the e-stop latch); a benchmark must not leave
+    them in the user's ``~/.ros``. Node processes inherit the environment.
+    """
+    home = tempfile.mkdtemp(prefix='robot_sm-bench-ros-home-')
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    os.environ['ROS_HOME'] = home
+    return home
 
 
 def percentile(samples: Sequence[float], q: float) -> float:

@@ -177,7 +177,9 @@ class SuiteClient:
     def _client(self, srv_type: Any, name: str) -> Any:
         client = self._clients.get(name)
         if client is None:
-            client = self._clients[name] = self.node.create_client(srv_type, name)
+            # SERVICES keeps every answer: a script's burst of calls loses none.
+            client = self._clients[name] = self.node.create_client(srv_type, name,
+                                                                   qos_profile=qos.SERVICES)
         return client
 
     def call(self, srv_type: Any, name: str, request: Any = None) -> Any:
@@ -258,16 +260,15 @@ class SuiteClient:
         """
         Select the operation mode: ``stopped``, ``autonomy`` or ``teleop``.
 
-        The request carries the e-stop flag the mux reports, so a mode change never releases an
-        engaged e-stop. ``ros2 service call robot_sm/set_operation_mode
-        robot_sm_msgs/srv/SetOperationMode "{operation_mode: {mode: 1, emergency_stop: false}}"``
+        While the e-stop is engaged the mux refuses (a mode request never releases it: use
+        :meth:`set_emergency_stop` with false first). ``ros2 service call
+        robot_sm/set_operation_mode robot_sm_msgs/srv/SetOperationMode
+        "{operation_mode: {mode: 1, emergency_stop: false}}"``
         """
         if mode not in MODES:
             return Result(False, f"unknown mode '{mode}': use one of {', '.join(MODES)}")
-        current = self.latched(OperationMode, 'robot_sm/operation_mode')
         request = SetOperationMode.Request()
-        request.operation_mode = OperationMode(mode=MODES[mode],
-                                               emergency_stop=current.emergency_stop)
+        request.operation_mode = OperationMode(mode=MODES[mode], emergency_stop=False)
         return self._trigger(SetOperationMode, 'robot_sm/set_operation_mode', request)
 
     # ---- waypoints ----------------------------------------------------------------------------

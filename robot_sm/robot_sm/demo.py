@@ -146,7 +146,9 @@ def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
     sim = {'world': world, **overrides.get('robot_sim', {})}
     recording.parent.mkdir(parents=True, exist_ok=True)
-    return SuiteProcess(specs, files, {**overrides, 'robot_sim': sim,
+    # The demo starts from a clean slate every time: no e-stop latched by an earlier session.
+    mux = {'emergency_stop_file': '', **overrides.get('robot_control_mux', {})}
+    return SuiteProcess(specs, files, {**overrides, 'robot_sim': sim, 'robot_control_mux': mux,
                                        'topic_recorder': {'output': str(recording)}})
 
 

@@ -9,7 +9,10 @@ parameter and the problem, and :func:`robot_sm.nodes.runner.run_node` turns that
 to start.
 
 Numbers are accepted as int or float wherever a float is expected (``timeout: 1`` in a YAML file
-is not an error), but never as bool, NaN or infinity.
+is not an error), but never as bool, NaN or infinity. Rates and durations (:func:`rate`,
+:func:`duration`) always carry bounds that make physical sense: a timer of 1e-12 Hz or 1e12 Hz is
+refused at start rather than crashing the node or burning a core. Values are quoted back cut to
+a readable length.
 """
 
 import array
@@ -19,6 +22,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
+from robot_sm.quoting import quoted
 
 #: The kinds of value a parameter can hold.
 KINDS = ('float', 'int', 'bool', 'str', 'float_list', 'int_list', 'str_list')
@@ -72,6 +76,29 @@ class Param:
         return '; '.join(parts)
 
 
+def rate(name: str, default: float, description: str, low: float, high: float,
+         off: bool = False) -> Param:
+    """
+    Return the spec of a rate in Hz within ``[low, high]``.
+
+    With ``off``, 0 is accepted too and means off; the description should say so.
+    """
+    if not off:
+        return Param(name, default, f"{description.rstrip('.')} (Hz, {low:g} to {high:g}).",
+                     minimum=low, maximum=high)
+
+    def zero_or_at_least_low(value: float) -> Optional[str]:
+        return None if value == 0.0 or value >= low else f'must be 0 (off) or >= {low:g}'
+    return Param(name, default, f"{description.rstrip('.')} (Hz, 0 or {low:g} to {high:g}).",
+                 minimum=0.0, maximum=high, check=zero_or_at_least_low)
+
+
+def duration(name: str, default: float, description: str, low: float, high: float) -> Param:
+    """Return the spec of a duration in seconds within ``[low, high]``."""
+    return Param(name, default, f"{description.rstrip('.')} (s, {low:g} to {high:g}).",
+                 minimum=low, maximum=high)
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -82,7 +109,7 @@ def validate(spec: Param, value: Any) -> Any:
     name = spec.name
 
     def fail(problem: str) -> ConfigurationError:
-        return ConfigurationError(f"parameter '{name}' {problem} (got {value!r})")
+        return ConfigurationError(f"parameter '{name}' {problem} (got {quoted(value)})")
 
     if kind == 'float':
         if not _is_number(value):

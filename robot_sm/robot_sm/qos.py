@@ -7,6 +7,12 @@ Quality-of-service profiles chosen for the suite's topics.
 - Velocity commands are published reliably with depth 1 (only the newest command matters) and
   subscribed best-effort, which accepts both reliable and best-effort publishers.
 - Sensor-like streams (controller poses, joystick) use the sensor-data profile.
+- Heartbeats are best effort with depth 1 and volatile: a lost beat is covered by the next, and
+  a beat is never replayed to a late subscriber (it would make a dead sender look alive).
+- Services (servers and clients) keep every request and answer (``SERVICES``). rmw's default
+  service profile keeps only the newest 10: a burst of requests overwrote older requests in the
+  server's queue before the executor took them, and answers in the client's queue before it
+  read them, so they were lost without an error.
 """
 
 from rclpy.qos import (
@@ -52,4 +58,20 @@ EVENTS = QoSProfile(
 #: Sensor-like streams (controller poses, joystick): best effort, newest first.
 SENSOR = qos_profile_sensor_data
 
-__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'EVENTS', 'SENSOR', 'STATE']
+#: Liveness heartbeats: best effort, only the newest, never replayed.
+HEARTBEAT = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.BEST_EFFORT,
+    durability=DurabilityPolicy.VOLATILE,
+)
+
+#: Every service server and client of the suite: reliable, and no request or answer is dropped
+#: (a full queue makes the sender wait instead).
+SERVICES = QoSProfile(
+    history=HistoryPolicy.KEEP_ALL,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+
+__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'EVENTS', 'HEARTBEAT', 'SENSOR', 'SERVICES', 'STATE']

@@ -5,12 +5,18 @@ Node tests use the ``ros`` fixture: a :class:`robot_sm.testing.RosHarness` with 
 context and a namespace of its own, so tests never see each other's topics even though they share
 the DDS domain that ``make test`` chose. The harness is shut down after each test and the test
 fails if it leaves a thread running.
+
+Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
+temporary folder for the whole session, inherited by every node process a test starts: tests
+never read or write the user's ``~/.ros``.
 """
 
 import itertools
 import os
 import pathlib
+import shutil
 import sys
+import tempfile
 import threading
 from typing import Iterator
 
@@ -25,10 +31,19 @@ TEST_PLUGINS = pathlib.Path(__file__).parent / 'fixtures' / 'plugins'
 sys.path.insert(0, str(TEST_PLUGINS))
 
 
+_ros_home = tempfile.mkdtemp(prefix='robot_sm-test-ros-home-')
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to run node tests with DDS discovery beyond this machine."""
+    """Keep DDS discovery on this machine and the nodes' files in a temporary ROS_HOME."""
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST':
         os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ['ROS_HOME'] = _ros_home
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's ROS_HOME."""
+    shutil.rmtree(_ros_home, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """The base_controller node over DDS: cmd_vel in, wheel_command out."""
 
+import math
 import time
 
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 import pytest
 from robot_sm import qos
@@ -148,3 +150,44 @@ def test_executable_refuses_to_start_with_exit_code_2(ros: RosHarness) -> None:
     assert process.wait(timeout=30.0) == 2
     lines = [line for line in process.output.splitlines() if 'refusing to start' in line]
     assert len(lines) == 1 and 'wheel_radius' in lines[0]
+
+
+FLT_MAX = 3.4028234663852886e38
+DBL_MAX = 1.7976931348623157e308
+
+
+@pytest.mark.parametrize('v, w', [(1e307, 0.0), (DBL_MAX, DBL_MAX), (-DBL_MAX, 1.0),
+                                  (0.0, DBL_MAX), (FLT_MAX, FLT_MAX)])
+def test_huge_finite_commands_give_finite_wheel_speeds_within_the_limit(
+        ros: RosHarness, v: float, w: float) -> None:
+    _, publisher, recorder = start(ros, max_wheel_speed=20.0, command_timeout=5.0)
+    sent = time.monotonic()
+    publisher.publish(twist(v, w))
+    moving = recorder.wait_for(lambda m: any(m.velocity), after=sent, timeout=10.0)
+    assert all(math.isfinite(x) and abs(x) <= 20.0 + 1e-9 for x in moving.velocity)
+    assert max(abs(x) for x in moving.velocity) == pytest.approx(20.0)
+    # The arc is kept: the wheels' ratio is what the kinematics give for the twist's ratio.
+    left, right = moving.velocity
+    if v == 0.0:
+        assert left == pytest.approx(-right)
+    elif w == 0.0:
+        assert left == pytest.approx(right)
+
+
+def test_without_a_limit_a_command_too_large_is_refused_and_diagnosed(
+        ros: RosHarness) -> None:
+    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
+    node, publisher, recorder = start(ros, command_timeout=5.0)
+    publisher.publish(twist(0.5, 1.0))
+    recorder.wait_for(lambda m: close(m, [3.0, 7.0]))
+    sent = time.monotonic()
+    publisher.publish(twist(DBL_MAX, 0.0))  # wheel speeds beyond the float range
+    assert wait_until(lambda: node.commander.refused_commands == 1, timeout=10.0)
+    time.sleep(0.2)
+    assert all(close(msg, [3.0, 7.0]) for msg in recorder.since(sent))  # the old one holds
+    name = node.get_fully_qualified_name()
+    array = diagnostics.wait_for(lambda a: any(
+        s.hardware_id == name and s.level == bytes([1]) for s in a.status), after=sent,
+        timeout=10.0)
+    status = next(s for s in array.status if s.hardware_id == name)
+    assert {kv.key: kv.value for kv in status.values}['refused too large'] == '1'

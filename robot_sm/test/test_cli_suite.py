@@ -117,7 +117,7 @@ def test_estop_on_and_off_reach_the_mux_and_the_state_machine(suite: OperatorSui
     suite.wait_current_state('Emergency Stop')
     # Under e-stop the suite refuses; the CLI prints why and exits with 1.
     mode, follow = together(suite, ['mode', 'autonomy'], ['follow', 'start'])
-    assert mode.returncode == 1 and mode.stdout.strip(), describe(mode)
+    assert mode.returncode == 1 and 'robot_sm/emergency_stop' in mode.stdout, describe(mode)
     assert (follow.returncode, follow.stdout.strip()) == (1, 'Emergency Stop'), describe(follow)
     ok(suite, 'estop', 'off')
     mode = suite.wait_mode(lambda m: not m.emergency_stop)

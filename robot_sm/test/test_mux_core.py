@@ -40,7 +40,10 @@ def clock() -> FakeClock:
 
 
 def make_mux(clock: FakeClock, **config: Any) -> ControlMux:
-    return ControlMux(MuxConfig(**config), clock.now)
+    """Return a mux in STOPPED after an operator selected STOPPED (inputs may take over)."""
+    mux = ControlMux(MuxConfig(**config), clock.now)
+    assert mux.set_mode(Mode.STOPPED, clock.now).success
+    return mux
 
 
 def autonomous(clock: FakeClock, **config: Any) -> ControlMux:
@@ -314,15 +317,20 @@ def test_set_operation_mode_engages_with_the_requested_mode(clock: FakeClock) ->
     assert mux.set_operation_mode(Mode.STOPPED, True, clock.now).success  # repeated: fine
 
 
-def test_set_operation_mode_release_never_starts_motion(clock: FakeClock) -> None:
+def test_a_mode_request_never_releases_the_estop(clock: FakeClock) -> None:
     mux = autonomous(clock)
     mux.set_operation_mode(Mode.AUTONOMOUS, True, clock.now)
     mux.autonomy_command(FORWARD, clock.advance(0.01))
-    answer = mux.set_operation_mode(Mode.AUTONOMOUS, False, clock.advance(0.01))
-    assert answer.success
-    assert 'STOPPED' in answer.message and 'AUTONOMOUS was not applied' in answer.message
-    assert mux.state == MuxState(Mode.STOPPED, False)
+    for mode in Mode:  # {mode: 1} leaves emergency_stop at its default, false
+        answer = mux.set_operation_mode(mode, False, clock.advance(0.01))
+        assert not answer.success
+        assert 'does not release' in answer.message
+        assert 'robot_sm/emergency_stop' in answer.message
+        assert mux.state == MuxState(Mode.AUTONOMOUS, True)
     assert mux.autonomy_command(FORWARD, clock.advance(0.01)) is None
+    assert mux.output(clock.now) == ZERO
+    assert mux.release(clock.now).success  # the deliberate reset
+    assert mux.state == MuxState(Mode.STOPPED, False)
 
 
 def test_unknown_mode_with_estop_still_engages(clock: FakeClock) -> None:
@@ -519,17 +527,158 @@ def test_status_reports_real_values(clock: FakeClock) -> None:
     status = mux.status(clock.advance(0.1))
     assert status.level is Level.OK and status.active_source == 'autonomy'
     reports = {report.name: report for report in status.inputs}
-    assert set(reports) == {'autonomy', 'teleoperation', 'joy', 'heartbeat'}
+    assert set(reports) == {'autonomy', 'teleoperation', 'joy', 'heartbeat', 'supervisor'}
     assert reports['autonomy'].rate == pytest.approx(20.0)
     assert reports['autonomy'].age == pytest.approx(0.1)
     assert reports['autonomy'].received == 20
     assert reports['teleoperation'].age is None
 
 
+# Start: latched e-stop, no takeover until an operator selects a mode ------------------------
+
+
+def test_a_latched_estop_starts_engaged(clock: FakeClock) -> None:
+    mux = ControlMux(MuxConfig(), clock.now, emergency_stop_reason='latched before the restart')
+    assert mux.state == MuxState(Mode.STOPPED, True)
+    assert mux.emergency_stop_reason == 'latched before the restart'
+    assert not mux.set_mode(Mode.AUTONOMOUS, clock.now).success
+    assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+    assert mux.tick(clock.advance(0.05)) == ZERO
+
+
+def test_no_input_takes_over_before_an_operator_selects_a_mode(clock: FakeClock) -> None:
+    mux = ControlMux(MuxConfig(joystick_used=True), clock.now)
+    mux.joystick([0.0, 0.0], [0, 0], clock.now)
+    for _ in range(50):  # a stuck teleop publisher and a joystick moving: nothing moves
+        assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+    assert mux.joystick([0.9, 0.0], [1, 0], clock.advance(0.02)) is None
+    assert mux.state == MuxState(Mode.STOPPED, False)
+    assert 'selects a mode' in mux.status(clock.now).summary
+    assert mux.set_mode(Mode.STOPPED, clock.now).success  # STOPPED counts as the act
+    # The stream that ran before the selection is treated like one that ran through an e-stop.
+    for _ in range(10):
+        assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+    assert mux.state.mode is Mode.STOPPED
+    mux.teleop_command(ZERO, clock.advance(0.02))
+    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    assert mux.state.mode is Mode.TELEOPERATION
+
+
+def test_a_stream_paused_before_the_selection_takes_over(clock: FakeClock) -> None:
+    mux = ControlMux(MuxConfig(), clock.now)
+    mux.teleop_command(TURN, clock.now)
+    mux.set_mode(Mode.AUTONOMOUS, clock.advance(1.0))
+    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+
+
+def test_an_estop_request_with_a_mode_counts_as_the_selection(clock: FakeClock) -> None:
+    mux = ControlMux(MuxConfig(), clock.now)
+    assert mux.set_operation_mode(Mode.STOPPED, True, clock.now).success
+    assert mux.operator_selected
+    assert mux.release(clock.advance(0.1)).success
+    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+
+
+# Unscalable commands --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('huge', [  # vector lengths beyond the float range
+    Velocity(1.7e308, 1.7e308, 0.0, 0.0, 0.0, 0.0),
+    Velocity(-1.7e308, 1.7e308, 1.7e308, 0.0, 0.0, 1.0),
+    Velocity(0.1, 0.0, 0.0, 1.5e308, 1.5e308, 1.5e308),
+])
+def test_a_finite_command_too_large_to_scale_is_dropped(clock: FakeClock, huge: Velocity) -> None:
+    mux = autonomous(clock, max_linear_velocity=0.5, max_angular_velocity=1.0)
+    mux.autonomy_command(FORWARD.limited(0.5, 1.0) or ZERO, clock.now)
+    assert mux.autonomy_command(huge, clock.advance(0.01)) is None
+    assert mux.inputs['autonomy'].dropped == 1
+    assert mux.teleop_command(huge, clock.now) is None
+    assert mux.state.mode is Mode.AUTONOMOUS  # it never takes over either
+
+
+def test_a_large_command_that_can_be_scaled_is_scaled(clock: FakeClock) -> None:
+    mux = autonomous(clock, max_linear_velocity=0.5, max_angular_velocity=1.0)
+    out = mux.autonomy_command(Velocity(1.7e308, angular_z=1.7e308), clock.now)
+    assert out is not None and out.linear_x == pytest.approx(0.5)
+    assert out.angular_z == pytest.approx(0.5)
+
+
+# Supervisor watchdog --------------------------------------------------------------------------
+
+
+def supervised(clock: FakeClock, **config: Any) -> ControlMux:
+    mux = autonomous(clock, supervisor_timeout=0.5, **config)
+    for _ in range(5):
+        mux.supervisor_heartbeat(clock.advance(0.05))
+        mux.autonomy_command(FORWARD, clock.now)
+    return mux
+
+
+def test_a_mux_without_a_supervisor_keeps_working(clock: FakeClock) -> None:
+    mux = autonomous(clock, supervisor_timeout=0.5)
+    for _ in range(100):
+        assert mux.autonomy_command(FORWARD, clock.advance(0.05)) == FORWARD
+    assert not mux.supervisor_lost and mux.state.mode is Mode.AUTONOMOUS
+
+
+def test_a_silent_supervisor_stops_autonomy_and_refuses_it(clock: FakeClock) -> None:
+    mux = supervised(clock)
+    assert mux.tick(clock.advance(0.5)) == FORWARD  # not longer than the timeout yet
+    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) == ZERO  # the planner goes on
+    assert mux.state == MuxState(Mode.STOPPED, False) and mux.supervisor_lost
+    assert 'supervisor silent' in mux.reason
+    answer = mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.1))
+    assert not answer.success and 'supervisor' in answer.message
+    assert 'TELEOPERATION' in answer.message
+    assert mux.status(clock.now).level is Level.WARN
+    # An operator can still drive.
+    assert mux.set_mode(Mode.TELEOPERATION, clock.now).success
+    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    # The supervisor comes back: autonomy can be selected again, but is not resumed by itself.
+    mux.supervisor_heartbeat(clock.advance(0.02))
+    assert not mux.supervisor_lost and mux.state.mode is Mode.TELEOPERATION
+    assert mux.set_mode(Mode.AUTONOMOUS, clock.now).success
+
+
+def test_teleoperation_does_not_fall_back_to_autonomy_without_a_supervisor(
+        clock: FakeClock) -> None:
+    mux = supervised(clock, teleop_timeout_mode='previous')
+    mux.teleop_command(TURN, clock.advance(0.01))
+    assert mux.state.mode is Mode.TELEOPERATION
+    for _ in range(10):  # the operator drives on; the supervisor has died meanwhile
+        mux.teleop_command(TURN, clock.advance(0.1))
+    assert mux.supervisor_lost
+    mux.tick(clock.advance(0.6))
+    assert mux.state.mode is Mode.STOPPED
+
+
+def test_an_estop_request_for_autonomy_without_a_supervisor_engages_only(
+        clock: FakeClock) -> None:
+    mux = supervised(clock)
+    mux.tick(clock.advance(0.6))
+    answer = mux.set_operation_mode(Mode.AUTONOMOUS, True, clock.now)
+    assert not answer.success and 'emergency stop engaged' in answer.message
+    assert mux.state == MuxState(Mode.STOPPED, True)
+
+
+def test_watchdog_arms_from_start_or_at_the_first_beat() -> None:
+    from robot_sm.mux.watchdog import Watchdog
+    lazy = Watchdog(0.5)
+    assert not lazy.armed and not lazy.silent(1e9) and lazy.silence(1e9) is None
+    assert lazy.beat(10.0)  # first beat: it had never been heard
+    assert not lazy.silent(10.5) and lazy.silent(10.51)
+    assert not lazy.beat(10.4) and lazy.beat(11.0)
+    eager = Watchdog(0.5, armed_at=10.0)
+    assert eager.armed and eager.silent(10.6)
+    with pytest.raises(ValueError, match='timeout'):
+        Watchdog(0.0)
+
+
 @pytest.mark.parametrize('config,field', [
     ({'teleoperation_idle_timer': -1.0}, 'teleoperation_idle_timer'),
     ({'autonomy_timeout': 0.0}, 'autonomy_timeout'),
     ({'heartbeat_timeout': -0.5}, 'heartbeat_timeout'),
+    ({'supervisor_timeout': 0.0}, 'supervisor_timeout'),
     ({'teleop_timeout_mode': 'autonomous'}, 'teleop_timeout_mode'),
     ({'max_linear_velocity': -1.0}, 'max_linear_velocity'),
 ])
@@ -542,7 +691,8 @@ def test_config_rejects_bad_values(config: dict, field: str) -> None:
 
 _velocities = st.builds(
     Velocity, *[st.one_of(st.just(0.0), st.floats(-10.0, 10.0),
-                          st.sampled_from([math.nan, math.inf])) for _ in range(6)])
+                          st.sampled_from([math.nan, math.inf, 1e308, -1.7e308]))
+                for _ in range(6)])
 _events = st.lists(st.tuples(
     st.sampled_from(['autonomy', 'teleop', 'tick', 'engage', 'release', 'mode', 'request']),
     st.floats(0.0, 0.4), _velocities, st.integers(-1, 3), st.booleans()), max_size=60)
@@ -551,10 +701,16 @@ _events = st.lists(st.tuples(
 @settings(max_examples=150, deadline=None)
 @given(_events)
 def test_invariants(events: List[Any]) -> None:
-    """E-stop means zero; limits always hold; after a release nothing moves until a new mode."""
+    """
+    Check the invariants over random event sequences.
+
+    E-stop means zero; limits always hold; nothing moves before a mode is selected, nor after a
+    release until a new mode; a mode request never releases the e-stop.
+    """
     now = 0.0
     mux = ControlMux(MuxConfig(max_linear_velocity=1.0, max_angular_velocity=2.0), now)
     released_and_idle = False
+    selected = False
     for kind, dt, velocity, mode, flag in events:
         now += dt
         out: Optional[Velocity]
@@ -577,6 +733,8 @@ def test_invariants(events: List[Any]) -> None:
         else:
             mux.set_operation_mode(mode, flag, now)
             out = mux.output(now)
+            assert not (before.emergency_stop and not mux.emergency_stop)
+        selected = selected or mux.operator_selected
         if before.emergency_stop and not mux.emergency_stop:
             released_and_idle = True
         if mux.state.mode is not Mode.STOPPED or mux.emergency_stop:
@@ -586,5 +744,5 @@ def test_invariants(events: List[Any]) -> None:
         assert out.is_finite()
         assert math.hypot(*out[:3]) <= 1.0 + 1e-9
         assert math.hypot(*out[3:]) <= 2.0 + 1e-9
-        if mux.emergency_stop or released_and_idle:
+        if mux.emergency_stop or released_and_idle or not selected:
             assert out == ZERO

@@ -1,6 +1,8 @@
 """The robot_control_mux node over real DDS: what arrives on cmd_vel and operation_mode."""
 
 import math
+import pathlib
+import shutil
 import threading
 import time
 from typing import Any, Dict, List, Optional
@@ -14,7 +16,7 @@ from rclpy.context import Context
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.nodes.robot_control_mux import RobotControlMux
-from robot_sm.testing import python_module_argv, Recorder, ros_args, RosHarness
+from robot_sm.testing import python_module_argv, Recorder, ros_args, RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
 from rosgraph_msgs.msg import Clock
@@ -209,7 +211,7 @@ def test_emergency_stop_service_latches_refuses_and_release_stops(ros: RosHarnes
     mux.wait_cmd(linear_x(0.3), after=time.monotonic())
 
 
-def test_set_operation_mode_engages_and_its_release_does_not_start_motion(
+def test_a_mode_request_during_an_estop_is_refused_and_names_the_release(
         ros: RosHarness) -> None:
     mux = Mux(ros)
     autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
@@ -218,17 +220,21 @@ def test_set_operation_mode_engages_and_its_release_does_not_start_motion(
     mux.wait_cmd(linear_x(0.3), after=time.monotonic())
 
     called = time.monotonic()
-    assert mux.set_mode(AUTONOMOUS, estop=True).success
+    assert mux.set_mode(AUTONOMOUS, estop=True).success  # emergency_stop: true still engages
     mux.wait_cmd(is_zero, after=called, timeout=1.0)
     mux.wait_mode(AUTONOMOUS, estop=True, after=called)
 
-    answer = mux.set_mode(AUTONOMOUS, estop=False)
-    released = time.monotonic()
-    assert answer.success
-    assert 'STOPPED' in answer.message and 'AUTONOMOUS was not applied' in answer.message
-    mux.wait_mode(STOPPED, after=called)
+    request = SetOperationMode.Request()
+    request.operation_mode.mode = AUTONOMOUS  # {mode: 1}: emergency_stop keeps its default
+    refused = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
+    asked = time.monotonic()
+    assert not refused.success
+    assert 'robot_sm/emergency_stop' in refused.message, refused.message
     time.sleep(0.5)
-    assert all(is_zero(m) for m in mux.cmd_since(released))
+    assert mux.modes.last.emergency_stop
+    assert all(is_zero(m) for m in mux.cmd_since(asked))
+    assert mux.estop(False).success  # the deliberate reset
+    mux.wait_mode(STOPPED, after=asked)
 
 
 def test_unknown_mode_is_refused_and_changes_nothing(ros: RosHarness) -> None:
@@ -388,3 +394,62 @@ def test_bad_parameters_refuse_to_start(ros: RosHarness, parameter: str, value: 
     lines = process.output.strip().splitlines()
     assert len(lines) == 1, process.output
     assert 'refusing to start' in lines[0] and f"'{parameter}'" in lines[0]
+
+
+def mux_status(diagnostics: Recorder[DiagnosticArray], mux: Mux, after: float,
+               predicate: Any = lambda status: True) -> Any:
+    """Wait for a diagnostics status of ``mux`` matching ``predicate``; return it."""
+    name = mux.node.get_fully_qualified_name()
+    array = diagnostics.wait_for(
+        lambda a: any(s.hardware_id == name and predicate(s) for s in a.status),
+        after=after, timeout=WAIT)
+    return next(s for s in array.status if s.hardware_id == name and predicate(s))
+
+
+def test_a_corrupt_latch_file_starts_engaged_and_is_kept_aside(
+        ros: RosHarness, tmp_path: pathlib.Path) -> None:
+    latch = tmp_path / 'estop.yaml'
+    latch.write_text('engaged: [')  # half written by hand, or a disk fault
+    cmd_vel = ros.record(Twist, 'cmd_vel')
+    modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
+    ros.start_node(RobotControlMux, {'emergency_stop_file': str(latch)})
+    modes.wait_for(lambda m: m.emergency_stop, timeout=WAIT)
+    kept = list(tmp_path.glob('estop.yaml.corrupt-*'))
+    assert len(kept) == 1 and kept[0].read_text() == 'engaged: ['
+    # The latch is written engaged again, so that the next start is engaged too.
+    assert wait_until(lambda: latch.exists() and 'engaged: true' in latch.read_text(), WAIT)
+    request = SetOperationMode.Request()
+    request.operation_mode.mode = AUTONOMOUS
+    assert not ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request).success
+    assert all(is_zero(m) for m in cmd_vel.messages)
+
+
+def test_a_failed_latch_write_never_delays_the_stop_and_shows_in_diagnostics(
+        ros: RosHarness, tmp_path: pathlib.Path) -> None:
+    folder = tmp_path / 'latch'
+    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
+    mux = Mux(ros, {'emergency_stop_file': str(folder / 'estop.yaml')})
+    autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
+    ros.wait_for_subscribers(autonomy.publisher)
+    assert mux.set_mode(AUTONOMOUS).success
+    mux.wait_cmd(linear_x(0.3), after=time.monotonic())
+    shutil.rmtree(folder)  # the disk goes away under the running mux
+    called = time.monotonic()
+    assert mux.estop(True).success
+    mux.wait_cmd(is_zero, after=called, timeout=1.0)
+    status = mux_status(diagnostics, mux, called, lambda s: 'latch' in s.message)
+    assert status.level == bytes([2])  # ERROR: the e-stop is engaged ...
+    assert 'may not survive a restart' in status.message  # ... and the latch is not on disk
+    values = {kv.key: kv.value for kv in status.values}
+    assert 'No such file or directory' in values['emergency stop file error']
+
+
+def test_an_empty_latch_file_parameter_keeps_nothing_on_disk(ros: RosHarness) -> None:
+    mux = Mux(ros, {'emergency_stop_file': ''})
+    assert mux.estop(True).success
+    ros.stop_node(mux.node)
+    modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
+    started = time.monotonic()
+    ros.start_node(RobotControlMux, {'emergency_stop_file': ''})
+    modes.wait_for(lambda m: m.mode == STOPPED and not m.emergency_stop, after=started,
+                   timeout=WAIT)

@@ -1,6 +1,7 @@
 """The service_provider node over DDS: every service and topic, valid and invalid requests."""
 
 import math
+import os
 import pathlib
 import threading
 import time
@@ -465,10 +466,19 @@ def test_persistence_can_be_switched_off(ros: RosHarness, tmp_path: pathlib.Path
     ({'waypoint_routines': ['']}, "'waypoint_routines' must not hold empty names"),
     ({'pose_source': 'gps'}, "'pose_source' must be one of 'tf', 'topic'"),
     ({'failed_goal_tolerance': -0.1}, "'failed_goal_tolerance' must be >= 0"),
-    ({'navigation_reverse_timeout': 0.0}, "'navigation_reverse_timeout' must be > 0"),
+    ({'navigation_reverse_timeout': 0.0}, "'navigation_reverse_timeout' must be >= 0.01"),
     ({'map_frame': ''}, "'map_frame' must not be empty"),
 ])
 def test_bad_parameters_refuse_to_start(ros: RosHarness, tmp_path: pathlib.Path,
                                         parameters: Dict[str, Any], problem: str) -> None:
     with pytest.raises(ConfigurationError, match=problem):
         start(ros, tmp_path, **parameters)
+
+
+def test_the_default_waypoints_file_is_one_per_namespace(ros: RosHarness) -> None:
+    node = ros.start_node(ServiceProvider)  # waypoints_file left at its default
+    expected = (pathlib.Path(os.environ['ROS_HOME']) / 'robot_sm' / ros.namespace.strip('/')
+                / 'waypoints.yaml')
+    assert node.get_parameter('waypoints_file').value == str(expected)
+    assert add(ros, 1.5).success
+    assert [w.pose.x for w in WaypointFile(expected).load(0.0).waypoints.waypoints] == [1.5]

@@ -22,7 +22,7 @@ from robot_sm.planar import yaw_from_quaternion
 from robot_sm.testing import python_module_argv, Recorder, ros_args, RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import AddWaypoint, GetNavigationGoal, GetWaypoints, SetOperationMode
-from std_msgs.msg import String
+from std_msgs.msg import Header, String
 from std_srvs.srv import SetBool, Trigger
 
 TICK = 0.05  # update_frequency 20 Hz
@@ -150,6 +150,7 @@ def test_estop_during_waypoint_following_stops_within_a_tick_and_release_gives_i
 
 
 def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(suite: Suite) -> None:
+    suite.set_mode(OperationMode.STOPPED)  # after its start the mux waits for an operator
     teleop = suite.ros.publisher(Twist, 'teleoperation/cmd_vel', qos.COMMAND_OUT)
     suite.ros.wait_for_subscribers(teleop)
     sent = time.monotonic()
@@ -308,8 +309,39 @@ def test_a_goal_in_another_frame_without_tf2_is_refused_naming_what_is_missing(
     assert suite.states.last.data == 'Idle'
 
 
+@pytest.mark.parametrize('plugin,parameters', [
+    ('NotInstalled', {}),
+    ('MissingModule', {}),
+    ('FaultyState', {'FaultyState.fail_in': '__init__'}),
+])
+def test_a_plugin_that_cannot_be_created_ends_in_stopped(
+        ros: RosHarness, plugin: str, parameters: Dict[str, Any]) -> None:
+    modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
+    suite = Suite(ros, {'navigation_plugin': plugin, **parameters})
+    suite.add_waypoint(1.0, 0.0)
+    suite.set_mode(OperationMode.AUTONOMOUS)
+    modes.wait_for(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    started = time.monotonic()
+    assert suite.following(True).success
+    outcome = suite.outcomes.wait_for(lambda m: plugin in m.data, after=started)
+    assert 'falls back to Idle' in outcome.data
+    modes.wait_for(lambda m: m.mode == OperationMode.STOPPED, after=started)
+    suite.wait_state('Idle', after=started)
+
+
+def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness) -> None:
+    beats = ros.record(Header, 'robot_sm/supervisor_heartbeat', qos.HEARTBEAT)
+    Suite(ros, {'update_frequency': 40.0})
+    start = time.monotonic()
+    time.sleep(1.0)
+    count = len(beats.since(start))
+    # One per tick: never more than the 40 ticks, and not far fewer (a loaded machine delays
+    # some ticks; rclpy does not run missed ones twice).
+    assert 20 <= count <= 42, count
+
+
 @pytest.mark.parametrize('parameter,value,message', [
-    ('update_frequency', -1.0, "parameter 'update_frequency' must be > 0 (got -1.0)"),
+    ('update_frequency', -1.0, "parameter 'update_frequency' must be >= 2 (got -1.0)"),
     ('Navigation.max_linear_speed', -1.0,
      "parameter 'Navigation.max_linear_speed' must be at least 0.01 (got -1)"),
     ('WaitRoutine.wait_duration', 'abc',

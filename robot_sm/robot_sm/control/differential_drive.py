@@ -7,9 +7,12 @@ positive, REP-103), with wheel radius ``r`` and wheel separation ``b``::
     left  = (2 v - w b) / (2 r)        right = (2 v + w b) / (2 r)        (rad/s)
 
 :func:`limit_wheel_speeds` scales both wheels by the same factor, so the base slows down along
-the same arc instead of turning more sharply (or less) than it was told.
+the same arc instead of turning more sharply (or less) than it was told. A twist so large that the
+formula overflows (``v`` near 1e308) is still limited exactly: :func:`limited_wheel_velocities`
+scales it down first, which changes neither the ratio of the wheels nor the limited result.
 """
 
+import math
 from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
@@ -32,6 +35,27 @@ def wheel_velocities(linear: Any, angular: Any, wheel_radius: float,
     scale = 1.0 / (2.0 * wheel_radius)
     return ((2.0 * linear - angular * wheel_base) * scale,
             (2.0 * linear + angular * wheel_base) * scale)
+
+
+def limited_wheel_velocities(linear: float, angular: float, wheel_radius: float,
+                             wheel_base: float, max_speed: float) -> Tuple[float, float]:
+    """
+    Return (left, right) wheel velocities for any finite twist, scaled down to ``max_speed``.
+
+    Finite inputs always give finite outputs within the limit: when the formula would overflow
+    the twist is first divided by its largest component (the ratio of the wheels, which is all
+    the limit keeps, does not change).
+    """
+    left, right = wheel_velocities(linear, angular, wheel_radius, wheel_base)
+    if not (math.isfinite(left) and math.isfinite(right)):
+        size = max(abs(linear), abs(angular))
+        left, right = wheel_velocities(linear / size, angular / size, wheel_radius, wheel_base)
+        peak = max(abs(left), abs(right))  # > 0: the unscaled speeds overflowed
+        return left * (max_speed / peak), right * (max_speed / peak)
+    peak = max(abs(left), abs(right))
+    if peak > max_speed:
+        return left * (max_speed / peak), right * (max_speed / peak)
+    return left, right
 
 
 def limit_wheel_speeds(wheels: FloatArray, max_speed: float) -> FloatArray:
@@ -121,9 +145,12 @@ class DifferentialDriveController(BaseController):
         root = setpoint_state.root
         linear = 0.0 if root.linear_velocity is None else float(root.linear_velocity[0])
         angular = 0.0 if root.angular_velocity is None else float(root.angular_velocity[2])
-        wheels = np.array(wheel_velocities(linear, angular, self.wheel_radius, self.wheel_base))
         if self.max_wheel_speed is not None:
-            wheels = limit_wheel_speeds(wheels, self.max_wheel_speed)
+            wheels = np.array(limited_wheel_velocities(
+                linear, angular, self.wheel_radius, self.wheel_base, self.max_wheel_speed))
+        else:
+            wheels = np.array(wheel_velocities(linear, angular, self.wheel_radius,
+                                               self.wheel_base))
         data = np.zeros((3, len(self._space)))
         data[VELOCITY, self._wheels] = wheels
         return RobotState(joints=JointState.trusted(self._space, data, self._valid))

@@ -10,6 +10,9 @@ needs around them:
   not through the filter: stopping is immediate; the next command starts the filter from rest;
 - a command with a NaN or infinite component is dropped and counted; it never reaches the
   wheels (the previous command stays in force until it times out);
+- any finite command gives finite wheel speeds within ``max_wheel_speed``; without a limit, a
+  command whose wheel speeds would not be finite (``linear_x`` near 1e308) is refused and
+  counted the same way;
 - time is the caller's clock in seconds; a clock that jumps back counts as a timeout.
 """
 
@@ -20,7 +23,11 @@ import numpy as np
 from robot_sm.control.arrays import FloatArray
 from robot_sm.control.base_controller import BaseController
 from robot_sm.control.composition import SequentialController
-from robot_sm.control.differential_drive import DEFAULT_WHEEL_JOINTS, DifferentialDriveController
+from robot_sm.control.differential_drive import (
+    DEFAULT_WHEEL_JOINTS,
+    DifferentialDriveController,
+    wheel_velocities,
+)
 from robot_sm.control.joint_state import JointState, VELOCITY
 from robot_sm.control.low_pass_filter import LowPassFilterController
 from robot_sm.control.robot_state import RobotState
@@ -49,6 +56,7 @@ class WheelCommander:
         joints = list(wheel_joints)
         drive = DifferentialDriveController(joints, wheel_radius, wheel_base, joints,
                                             max_wheel_speed)
+        self._drive = drive
         self._controller: BaseController = drive
         if filter_alpha != 1.0:
             self._controller = SequentialController(
@@ -61,7 +69,10 @@ class WheelCommander:
         self._setpoint: Optional[RobotState] = None
         self._command_time: Optional[float] = None
         self._running = False
+        #: Commands dropped for a NaN or infinite component.
         self.dropped_commands = 0
+        #: Finite commands refused because their wheel speeds would overflow (no limit set).
+        self.refused_commands = 0
 
     def command(self, linear_x: float, angular_z: float, t: float, *ignored: Any) -> bool:
         """
@@ -69,10 +80,15 @@ class WheelCommander:
 
         Any further components given in ``ignored`` (a twist's other four) are only checked for
         NaN/Inf: a differential drive cannot follow them. Return False if the command was
-        dropped.
+        dropped (non-finite) or refused (wheel speeds beyond the float range without a limit).
         """
         if not np.isfinite((linear_x, angular_z, *ignored)).all():
             self.dropped_commands += 1
+            return False
+        drive = self._drive
+        if drive.max_wheel_speed is None and not np.isfinite(wheel_velocities(
+                linear_x, angular_z, drive.wheel_radius, drive.wheel_base)).all():
+            self.refused_commands += 1
             return False
         self._setpoint = RobotState(root=RootState(linear_velocity=(linear_x, 0.0, 0.0),
                                                    angular_velocity=(0.0, 0.0, angular_z)))

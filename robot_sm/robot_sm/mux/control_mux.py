@@ -4,7 +4,8 @@ Who may move the base, and what the base is told: the robot control mux's decisi
 :class:`ControlMux` holds the operation mode (STOPPED, AUTONOMOUS, TELEOPERATION), a latched
 emergency stop orthogonal to it, the teleoperation idle timer and the heartbeat watchdog. It is
 fed the inputs (autonomy and teleoperation commands, joystick messages, heartbeats, requests)
-with the time they arrived, and answers what the base must be told.
+with the time they arrived, and answers what the base must be told. It also watches the
+supervisor (the state interface's heartbeat).
 
 Rules:
 
@@ -13,6 +14,10 @@ Rules:
   after the current mode was entered (a mode change, a takeover, a fallback and a release all
   start afresh: nothing held from before moves the robot) and if it is fresh: an autonomy command
   older than ``autonomy_timeout`` is replaced by zero.
+- Start: STOPPED, with the e-stop engaged if it was latched when the mux last stopped (the node
+  keeps the latch on disk). No input takes over until an operator has selected a mode (any
+  valid ``set_operation_mode`` request, STOPPED included); a teleoperation stream already
+  running then is treated like one that ran through an e-stop (see below).
 - Takeover: a non-zero teleoperation command, or operator activity on the joystick, switches to
   TELEOPERATION from AUTONOMOUS or STOPPED. Only those restart the idle timer; zero commands do
   not. ``teleoperation_idle_timer`` after the last one the mode falls back to STOPPED, or to the
@@ -23,10 +28,16 @@ Rules:
   nothing, and mode changes are refused. Only an explicit release clears it (refused while the
   heartbeat is still silent), and the mode is then STOPPED. Release never resumes motion: a mode
   must be selected and a fresh command sent. A teleoperation stream that kept running through the
-  e-stop does not take over either: it must first go to zero (or pause for the idle time).
+  e-stop does not take over either: it must first go to zero (or pause for the idle time). A mode
+  request never releases the e-stop: with ``emergency_stop`` false it is refused while engaged.
+- Supervisor: once the supervisor's heartbeat has been heard, its silence for longer than
+  ``supervisor_timeout`` switches AUTONOMOUS to STOPPED, and AUTONOMOUS is refused (also as the
+  fallback of teleoperation) until the heartbeat is heard again. TELEOPERATION stays available:
+  a human is in the loop, and an operator must be able to drive a robot whose supervisor died.
 - Sanitising: commands with NaN or infinity are dropped and counted; they never take over
   control. Accepted commands are scaled down to ``max_linear_velocity`` and
-  ``max_angular_velocity`` (0 means no limit), keeping their direction.
+  ``max_angular_velocity`` (0 means no limit), keeping their direction; a finite command too
+  large to be scaled (a vector length beyond the float range) is dropped the same way.
 
 Every event method returns the velocity to publish at once (the active source delivered a
 command, or the mode or e-stop changed), or None when nothing needs publishing before the next
@@ -41,6 +52,7 @@ from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 from robot_sm.mux.input_statistics import InputStatistics
 from robot_sm.mux.joystick import JoystickActivity
 from robot_sm.mux.velocity import Velocity, ZERO
+from robot_sm.mux.watchdog import Watchdog
 
 
 class Mode(IntEnum):
@@ -67,6 +79,10 @@ AUTONOMY = 'autonomy'
 TELEOPERATION = 'teleoperation'
 JOYSTICK = 'joy'
 HEARTBEAT = 'heartbeat'
+SUPERVISOR = 'supervisor'
+
+#: The service that releases the e-stop, named in refusals.
+RELEASE_SERVICE = 'robot_sm/emergency_stop'
 
 _MODE_NAMES = ', '.join(f'{mode.value} ({mode.name})' for mode in Mode)
 
@@ -81,6 +97,7 @@ class MuxConfig:
     joystick_used: bool = False
     joystick_axis_threshold: float = 0.05
     heartbeat_timeout: Optional[float] = None
+    supervisor_timeout: float = 1.0
     max_linear_velocity: float = 0.0
     max_angular_velocity: float = 0.0
 
@@ -90,6 +107,7 @@ class MuxConfig:
             'teleoperation_idle_timer': self.teleoperation_idle_timer,
             'autonomy_timeout': self.autonomy_timeout,
             'joystick_axis_threshold': self.joystick_axis_threshold,
+            'supervisor_timeout': self.supervisor_timeout,
         }
         if self.heartbeat_timeout is not None:
             positive['heartbeat_timeout'] = self.heartbeat_timeout
@@ -152,14 +170,25 @@ class _Command(NamedTuple):
 class ControlMux:
     """The mux's state and rules; see the module documentation."""
 
-    def __init__(self, config: MuxConfig, now: float) -> None:
-        """Start in STOPPED with the e-stop released; the heartbeat watchdog starts at ``now``."""
+    def __init__(self, config: MuxConfig, now: float, emergency_stop_reason: str = '') -> None:
+        """
+        Start in STOPPED, waiting for an operator to select a mode.
+
+        A non-empty ``emergency_stop_reason`` starts with the e-stop engaged for that reason (a
+        latch that survived a restart). The heartbeat watchdog starts at ``now``; the
+        supervisor's arms at its first heartbeat.
+        """
         self.config = config
         self.mode = Mode.STOPPED
-        self.emergency_stop = False
-        self.emergency_stop_reason = ''
+        self.emergency_stop = bool(emergency_stop_reason)
+        self.emergency_stop_reason = emergency_stop_reason
         #: Why the mode or e-stop last changed, for the log.
-        self.reason = 'started'
+        self.reason = (f'started with the emergency stop engaged: {emergency_stop_reason}'
+                       if emergency_stop_reason else 'started')
+        #: False until an operator selects a mode: until then no input takes over.
+        self.operator_selected = False
+        #: True while the supervisor, once heard, is silent: AUTONOMOUS is refused.
+        self.supervisor_lost = False
         self._previous_mode = Mode.STOPPED
         self._teleop_deadline: Optional[float] = None
         self._teleop_armed = True
@@ -167,13 +196,16 @@ class ControlMux:
         self._autonomy: Optional[_Command] = None
         self._teleop: Optional[_Command] = None
         self._joystick = JoystickActivity(config.joystick_axis_threshold)
-        self._last_heartbeat = now
+        self._heartbeat = (None if config.heartbeat_timeout is None
+                           else Watchdog(config.heartbeat_timeout, armed_at=now))
+        self._supervisor = Watchdog(config.supervisor_timeout)
         self.inputs: Dict[str, InputStatistics] = {
             AUTONOMY: InputStatistics(), TELEOPERATION: InputStatistics()}
         if config.joystick_used:
             self.inputs[JOYSTICK] = InputStatistics()
         if config.heartbeat_timeout is not None:
             self.inputs[HEARTBEAT] = InputStatistics()
+        self.inputs[SUPERVISOR] = InputStatistics()
         self._autonomy_stats = self.inputs[AUTONOMY]
         self._teleop_stats = self.inputs[TELEOPERATION]
 
@@ -205,13 +237,12 @@ class ControlMux:
 
     def autonomy_command(self, velocity: Velocity, now: float) -> Optional[Velocity]:
         """Take a command from the autonomy source; return the velocity to publish now, if any."""
-        if not velocity.is_finite():
+        limited = self._sanitised(velocity)
+        if limited is None:
             self._autonomy_stats.drop(now)
             return None
         self._autonomy_stats.record(now)
         changed = self._run_timers(now)
-        limited = velocity.limited(self.config.max_linear_velocity,
-                                   self.config.max_angular_velocity)
         self._autonomy = _Command(limited, now, self._epoch)
         if self.mode is Mode.AUTONOMOUS and not self.emergency_stop:
             return limited
@@ -220,7 +251,8 @@ class ControlMux:
     def teleop_command(self, velocity: Velocity, now: float) -> Optional[Velocity]:
         """Take a teleoperation command; a non-zero one takes over control."""
         stats = self._teleop_stats
-        if not velocity.is_finite():
+        limited = self._sanitised(velocity)
+        if limited is None:
             stats.drop(now)
             return None
         gap = stats.age(now)
@@ -230,13 +262,11 @@ class ControlMux:
         idle = self.config.teleoperation_idle_timer
         if not self._teleop_armed and (not moving or gap is None or gap > idle):
             self._teleop_armed = True
-        if moving and self._teleop_armed and not self.emergency_stop:
+        if moving and self._teleop_armed and self._may_take_over():
             if self.mode is not Mode.TELEOPERATION:
                 self._enter(Mode.TELEOPERATION, 'teleoperation command took over')
                 changed = True
             self._teleop_deadline = now + idle
-        limited = velocity.limited(self.config.max_linear_velocity,
-                                   self.config.max_angular_velocity)
         self._teleop = _Command(limited, now, self._epoch)
         if self.mode is Mode.TELEOPERATION and not self.emergency_stop:
             return limited
@@ -251,7 +281,7 @@ class ControlMux:
             return None
         stats.record(now)
         changed = self._run_timers(now)
-        if self._joystick.update(axes, buttons) and not self.emergency_stop:
+        if self._joystick.update(axes, buttons) and self._may_take_over():
             self._teleop_armed = True
             if self.mode is not Mode.TELEOPERATION:
                 self._enter(Mode.TELEOPERATION, 'joystick took over')
@@ -262,15 +292,24 @@ class ControlMux:
     def heartbeat(self, engage: bool, now: float) -> Optional[Velocity]:
         """Take a heartbeat; ``engage`` true also engages the e-stop."""
         self.inputs[HEARTBEAT].record(now)
-        self._last_heartbeat = now
         changed = self._run_timers(now)
+        if self._heartbeat is not None:
+            self._heartbeat.beat(now)
         if engage and not self.emergency_stop:
             self._engage('heartbeat message asked for it')
             changed = True
         return self.output(now) if changed else None
 
+    def supervisor_heartbeat(self, now: float) -> Optional[Velocity]:
+        """Take the supervisor's heartbeat: it arms the watchdog, and ends a supervisor loss."""
+        self.inputs[SUPERVISOR].record(now)
+        changed = self._run_timers(now)
+        self._supervisor.beat(now)
+        self.supervisor_lost = False
+        return self.output(now) if changed else None
+
     def tick(self, now: float) -> Velocity:
-        """Run the timers (teleoperation idle, heartbeat watchdog); return the output."""
+        """Run the timers (teleoperation idle, watchdogs); return the output."""
         self._run_timers(now)
         return self.output(now)
 
@@ -289,10 +328,11 @@ class ControlMux:
         self._run_timers(now)
         if not self.emergency_stop:
             return Answer(True, 'emergency stop was not engaged; nothing changed')
-        timeout = self.config.heartbeat_timeout
-        if timeout is not None and now - self._last_heartbeat > timeout:
-            return Answer(False, f'heartbeat silent for {now - self._last_heartbeat:.2f} s '
-                                 f'(timeout {timeout:g} s): the emergency stop stays engaged')
+        heartbeat = self._heartbeat
+        if heartbeat is not None and heartbeat.silent(now):
+            return Answer(False, f'heartbeat silent for {heartbeat.silence(now):.2f} s '
+                                 f'(timeout {heartbeat.timeout:g} s): the emergency stop stays '
+                                 'engaged')
         self.emergency_stop = False
         self.emergency_stop_reason = ''
         self._enter(Mode.STOPPED, 'emergency stop released')
@@ -301,14 +341,22 @@ class ControlMux:
                             'a fresh command to move')
 
     def set_mode(self, mode: int, now: float) -> Answer:
-        """Select a mode; refused while the e-stop is engaged or for an unknown value."""
+        """
+        Select a mode; refused while the e-stop is engaged or for an unknown value.
+
+        AUTONOMOUS is refused while the supervisor is lost. The first mode selected after the
+        start lets inputs take over from then on.
+        """
         self._run_timers(now)
         if mode not in Mode._value2member_map_:
             return Answer(False, _unknown_mode(mode) + '; nothing changed')
         if self.emergency_stop:
             return Answer(False, 'emergency stop is engaged: mode changes are refused until it '
-                                 'is released')
+                                 f'is released with {RELEASE_SERVICE}')
         new = Mode(mode)
+        if new is Mode.AUTONOMOUS and self.supervisor_lost:
+            return Answer(False, self._supervisor_refusal(now))
+        self._operator_selects(new)
         if new is self.mode:
             return Answer(True, f'mode is already {new.name}; nothing changed')
         old = self.mode
@@ -325,8 +373,9 @@ class ControlMux:
         ``emergency_stop`` true engages the e-stop together with the requested mode (stopping
         never waits for a valid request: with an unknown mode the e-stop is engaged anyway and
         the answer is a failure naming the mode); while engaged, a request for another mode is
-        refused. ``emergency_stop`` false releases an engaged e-stop, after which the mode is
-        STOPPED whatever was requested; otherwise it selects the mode.
+        refused. ``emergency_stop`` false selects the mode; it never releases an engaged e-stop
+        (ISO 13850 asks for a deliberate reset, and a default-valued field is not one): the
+        request is refused with a message naming the release service.
         """
         self._run_timers(now)
         valid = mode in Mode._value2member_map_
@@ -337,22 +386,24 @@ class ControlMux:
                 if not valid:
                     return Answer(False, _unknown_mode(mode) + '; nothing changed')
                 return Answer(False, 'emergency stop is engaged: mode changes are refused until '
-                                     'it is released')
+                                     f'it is released with {RELEASE_SERVICE}')
             self._engage('set_operation_mode request')
             if not valid:
                 return Answer(False, _unknown_mode(mode) + '; the emergency stop was engaged '
                                                            'anyway and the mode is unchanged')
-            if mode != self.mode:
-                self._enter(Mode(mode), 'set_operation_mode request with emergency stop')
+            new = Mode(mode)
+            if new is Mode.AUTONOMOUS and self.supervisor_lost:
+                return Answer(False, 'emergency stop engaged; ' + self._supervisor_refusal(now))
+            self._operator_selects(new)
+            if new is not self.mode:
+                self._enter(new, 'set_operation_mode request with emergency stop')
             return Answer(True, f'emergency stop engaged; mode {self.mode.name}')
         if not valid:
             return Answer(False, _unknown_mode(mode) + '; nothing changed')
         if self.emergency_stop:
-            answer = self.release(now)
-            if answer.success and mode != Mode.STOPPED:
-                return Answer(True, answer.message + f' (requested {Mode(mode).name} was not '
-                                                     'applied: release never resumes motion)')
-            return answer
+            return Answer(False, 'emergency stop is engaged: a mode request does not release '
+                                 f'it; release it with {RELEASE_SERVICE} (data: false), then '
+                                 'select a mode')
         return self.set_mode(mode, now)
 
     # Diagnostics ------------------------------------------------------------------------------
@@ -373,13 +424,19 @@ class ControlMux:
                                           f'({silent}); output is zero')
         elif source == 'none':
             level, summary = Level.OK, 'STOPPED: output is zero'
+            if not self.operator_selected:
+                summary += ('; no input takes over until an operator selects a mode '
+                            '(robot_sm/set_operation_mode)')
         else:
             level, summary = Level.OK, f'{self.mode.name}: {source} commands are forwarded'
+        if self.supervisor_lost:
+            level = max(level, Level.WARN)
+            summary += '; ' + self._supervisor_refusal(now)
         dropping = [name for name, stats in self.inputs.items() if stats.dropped_recently(now)]
         if dropping and level < Level.WARN:
             level = Level.WARN
         if dropping:
-            summary += '; dropping non-finite messages on ' + ', '.join(dropping)
+            summary += '; dropping non-finite or unscalable messages on ' + ', '.join(dropping)
         return MuxStatus(level, summary, self.mode, self.emergency_stop,
                          self.emergency_stop_reason, source, inputs)
 
@@ -399,6 +456,35 @@ class ControlMux:
             return None
         return command
 
+    def _sanitised(self, velocity: Velocity) -> Optional[Velocity]:
+        """Return ``velocity`` within the limits, or None if it must be dropped."""
+        if not velocity.is_finite():
+            return None
+        return velocity.limited(self.config.max_linear_velocity,
+                                self.config.max_angular_velocity)
+
+    def _may_take_over(self) -> bool:
+        """Return True if an input may take over control now."""
+        return self.operator_selected and not self.emergency_stop
+
+    def _operator_selects(self, mode: Mode) -> None:
+        """
+        Note that an operator selected ``mode``; the first selection opens takeover.
+
+        A teleoperation stream already running must then go to zero or pause first, as after
+        an e-stop (unless the operator selected TELEOPERATION itself).
+        """
+        if not self.operator_selected:
+            self.operator_selected = True
+            if mode is not Mode.TELEOPERATION:
+                self._teleop_armed = False
+
+    def _supervisor_refusal(self, now: float) -> str:
+        silence = self._supervisor.silence(now) or 0.0
+        return (f'the supervisor has been silent for {silence:.2f} s (supervisor_timeout '
+                f'{self._supervisor.timeout:g} s): AUTONOMOUS is refused until it is heard '
+                'again; TELEOPERATION and STOPPED can be selected')
+
     def _enter(self, mode: Mode, reason: str) -> None:
         if mode is Mode.TELEOPERATION:
             if self.mode is not Mode.TELEOPERATION:
@@ -417,11 +503,18 @@ class ControlMux:
 
     def _run_timers(self, now: float) -> bool:
         changed = False
-        timeout = self.config.heartbeat_timeout
-        if (timeout is not None and not self.emergency_stop
-                and now - self._last_heartbeat > timeout):
-            self._engage(f'heartbeat silent for more than {timeout:g} s')
+        heartbeat = self._heartbeat
+        if heartbeat is not None and not self.emergency_stop and heartbeat.silent(now):
+            self._engage(f'heartbeat silent for more than {heartbeat.timeout:g} s')
             changed = True
+        if not self.supervisor_lost and self._supervisor.silent(now):
+            self.supervisor_lost = True
+            if self._previous_mode is Mode.AUTONOMOUS:
+                self._previous_mode = Mode.STOPPED
+            if self.mode is Mode.AUTONOMOUS:
+                self._enter(Mode.STOPPED, 'supervisor silent for more than '
+                                          f'{self._supervisor.timeout:g} s')
+                changed = True
         deadline = self._teleop_deadline
         if deadline is not None and now >= deadline:
             self._teleop_deadline = None

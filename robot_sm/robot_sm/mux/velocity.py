@@ -7,7 +7,7 @@ the hot path (one construction per incoming message) short.
 """
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 
 class Velocity(NamedTuple):
@@ -28,22 +28,27 @@ class Velocity(NamedTuple):
         """Return True if no component is NaN or infinite."""
         return all(map(math.isfinite, self))
 
-    def limited(self, max_linear: float, max_angular: float) -> 'Velocity':
+    def limited(self, max_linear: float, max_angular: float) -> Optional['Velocity']:
         """
         Return this velocity scaled down so that it respects the given limits.
 
         The linear limit bounds the length of the linear vector and the angular limit that of
         the angular vector; a limit of 0 means no limit. All six components are scaled by one
         common factor, so the commanded direction and the curvature of the path are kept: the
-        robot follows the same path, only slower.
+        robot follows the same path, only slower. Return None if a limited vector's length is
+        beyond the float range (finite components near 1e308): such a command cannot be scaled.
         """
         scale = 1.0
         if max_linear > 0.0:
             speed = math.hypot(self.linear_x, self.linear_y, self.linear_z)
+            if math.isinf(speed):
+                return None
             if speed > max_linear:
                 scale = max_linear / speed
         if max_angular > 0.0:
             turn = math.hypot(self.angular_x, self.angular_y, self.angular_z)
+            if math.isinf(turn):
+                return None
             if turn * scale > max_angular:
                 scale = max_angular / turn
         if scale == 1.0:

@@ -4,19 +4,26 @@ The ``base_controller`` node: ``cmd_vel`` (base twist) in, ``wheel_command`` (wh
 It runs :class:`robot_sm.control.WheelCommander`: differential-drive kinematics, an optional
 wheel speed limit that keeps the path's curvature, and an optional low-pass filter. It publishes
 at ``update_frequency`` and at once when a command arrives; a command older than
-``command_timeout`` gives zero wheel speeds at the next tick; NaN/Inf commands are dropped.
+``command_timeout`` gives zero wheel speeds at the next tick; NaN/Inf commands are dropped, and
+finite commands always give finite wheel speeds within ``max_wheel_speed`` (without a limit, one
+too large for that is refused). Drops and refusals are counted on ``/diagnostics`` (1 Hz).
 """
 
 import sys
 from typing import Any, List, Optional
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.control import WheelCommander
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Header
+
+#: Seconds during which a dropped or refused command keeps diagnostics at WARN.
+RECENT = 5.0
 
 
 def _two_wheel_names(names: List[str]) -> Optional[str]:
@@ -38,11 +45,10 @@ PARAMETERS = [
     Param('filter_alpha', 1.0,
           'Low-pass filter weight of a new command per update period, in (0, 1]; 1 = no filter.',
           minimum=0.0, exclusive_minimum=True, maximum=1.0),
-    Param('command_timeout', 0.5,
-          'Seconds without a valid cmd_vel after which the wheels are commanded to zero.',
-          minimum=0.0, exclusive_minimum=True),
-    Param('update_frequency', 20.0, 'Rate (Hz) at which wheel_command is published.',
-          minimum=0.0, exclusive_minimum=True),
+    duration('command_timeout', 0.5,
+             'Time without a valid cmd_vel after which the wheels are commanded to zero.',
+             0.01, 10.0),
+    rate('update_frequency', 20.0, 'Rate at which wheel_command is published.', 1.0, 1000.0),
 ]
 
 
@@ -66,8 +72,13 @@ class BaseControllerNode(Node):
             raise ConfigurationError(str(error)) from error
         self._now = seconds_clock(self)
         self._publisher = self.create_publisher(JointState, 'wheel_command', qos.COMMAND_OUT)
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(Twist, 'cmd_vel', self._on_cmd_vel, qos.COMMAND_IN)
         self.create_timer(period, self._publish)
+        self.create_timer(1.0, self._publish_diagnostics)
+        self._accepted = 0
+        self._last_problem: Optional[float] = None
+        self._wheels: List[float] = [0.0] * len(self.commander.wheel_joints)
         self.get_logger().info(
             f"wheels {config['wheel_joint_names']}: radius {config['wheel_radius']} m, base "
             f"{config['wheel_base']} m, limit {config['max_wheel_speed'] or 'none'}, filter "
@@ -81,12 +92,17 @@ class BaseControllerNode(Node):
 
     def _on_cmd_vel(self, msg: Twist) -> None:
         linear, angular = msg.linear, msg.angular
-        if not self.commander.command(linear.x, angular.z, self._now(), linear.y, linear.z,
-                                      angular.x, angular.y):
+        commander = self.commander
+        now = self._now()
+        if not commander.command(linear.x, angular.z, now, linear.y, linear.z, angular.x,
+                                 angular.y):
+            self._last_problem = now
             self.get_logger().warn(
-                f'dropped a cmd_vel with a non-finite component '
-                f'({self.commander.dropped_commands} so far)', throttle_duration_sec=1.0)
+                f'dropped a cmd_vel: {commander.dropped_commands} non-finite, '
+                f'{commander.refused_commands} too large for finite wheel speeds (set '
+                'max_wheel_speed) so far', throttle_duration_sec=1.0)
             return
+        self._accepted += 1
         self._publish()
 
     def _publish(self) -> None:
@@ -94,8 +110,31 @@ class BaseControllerNode(Node):
         msg = JointState()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.name = list(self.commander.wheel_joints)
-        msg.velocity = [float(w) for w in wheels]
+        msg.velocity = self._wheels = [float(w) for w in wheels]
         self._publisher.publish(msg)
+
+    def _publish_diagnostics(self) -> None:
+        commander = self.commander
+        now = self._now()
+        if self._last_problem is not None and now - self._last_problem <= RECENT:
+            level, summary = 1, 'dropping cmd_vel messages: non-finite, or too large for ' \
+                                'finite wheel speeds'
+        elif commander.is_stale(now):
+            level, summary = 0, 'no fresh cmd_vel: wheels commanded to zero'
+        else:
+            level, summary = 0, 'following cmd_vel'
+        values = [
+            ('accepted', str(self._accepted)),
+            ('dropped non-finite', str(commander.dropped_commands)),
+            ('refused too large', str(commander.refused_commands)),
+            ('wheel command (rad/s)', ' '.join(f'{w:.3f}' for w in self._wheels)),
+        ]
+        status = DiagnosticStatus(
+            level=bytes([level]), name=f'{self.get_name()}: wheel commands', message=summary,
+            hardware_id=self.get_fully_qualified_name(),
+            values=[KeyValue(key=key, value=value) for key, value in values])
+        header = Header(stamp=self.get_clock().now().to_msg())
+        self._diagnostics_pub.publish(DiagnosticArray(header=header, status=[status]))
 
 
 def main(args: Optional[List[str]] = None) -> None:

@@ -2,20 +2,27 @@
 The ``robot_control_mux`` node: decides who may move the base.
 
 A thin ROS layer over :class:`robot_sm.mux.ControlMux`: it turns the velocity inputs
-(``autonomy/cmd_vel``, ``teleoperation/cmd_vel``, optionally ``joy`` and a heartbeat topic) and
-the services ``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the
-core, and publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and
-at once when the active source sends or the output drops to zero, ``robot_sm/operation_mode``
+(``autonomy/cmd_vel``, ``teleoperation/cmd_vel``, optionally ``joy`` and a heartbeat topic), the
+supervisor's heartbeat (``robot_sm/supervisor_heartbeat``) and the services
+``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the core, and
+publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and at once
+when the active source sends or the output drops to zero, ``robot_sm/operation_mode``
 (transient_local) when it changes and at a low keep-alive rate, and ``/diagnostics`` at 1 Hz.
+
+The e-stop latch is kept in ``emergency_stop_file``: written on every engage and release by a
+background thread (stopping never waits for the disk), read at start.
 """
 
+import os
 import sys
-from typing import Any, Callable, List, Optional
+import time
+from typing import Any, Callable, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist, TwistStamped
 from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.background_writer import BackgroundWriter
 from robot_sm.mux import (
     Answer,
     ControlMux,
@@ -24,45 +31,60 @@ from robot_sm.mux import (
     TELEOP_TIMEOUT_MODES,
     Velocity,
 )
+from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, LatchLoad, utc_time
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.quoting import quoted
+from robot_sm.storage import default_file, PersistenceError
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
+#: The supervisor's heartbeat: published by the state interface on every tick.
+SUPERVISOR_HEARTBEAT = 'robot_sm/supervisor_heartbeat'
 
-PARAMETERS = [
-    Param('update_frequency', 20.0, 'Rate (Hz) at which cmd_vel is published and the timeouts '
-          'are checked.', minimum=0.0, exclusive_minimum=True),
-    Param('teleoperation_idle_timer', 0.5, 'Seconds after the last non-zero teleoperation '
-          'command (or joystick action) after which teleoperation ends.',
-          minimum=0.0, exclusive_minimum=True),
-    Param('teleop_timeout_mode', 'stopped', 'Mode after teleoperation ends: stopped, or '
-          'previous (the mode teleoperation took over from).', choices=TELEOP_TIMEOUT_MODES),
-    Param('autonomy_timeout', 0.5, 'Seconds after which an autonomy command is stale and '
-          'replaced by zero.', minimum=0.0, exclusive_minimum=True),
-    Param('joystick_used', False, 'Subscribe to joy: moving an axis away from rest or pressing '
-          'a button takes over control.'),
-    Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to count '
-          'as operator activity.', minimum=0.0, exclusive_minimum=True),
-    Param('heartbeat_topic', '', 'std_msgs/Bool topic that must keep arriving, else the '
-          'emergency stop engages (data true also engages it); empty: no watchdog.'),
-    Param('heartbeat_timeout', 0.5, 'Seconds of heartbeat silence that engage the emergency '
-          'stop.', minimum=0.0, exclusive_minimum=True),
-    Param('max_linear_velocity', 0.0, 'Limit (m/s) on the length of the linear velocity; '
-          'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
-    Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular velocity; '
-          '0: no limit.', minimum=0.0),
-    Param('input_stamped', False, 'Velocity inputs are geometry_msgs/TwistStamped instead of '
-          'Twist.'),
-    Param('output_stamped', False, 'Publish cmd_vel as geometry_msgs/TwistStamped instead of '
-          'Twist.'),
-    Param('frame_id', 'base_link', 'header.frame_id of stamped cmd_vel output.'),
-    Param('operation_mode_keepalive_rate', 1.0, 'Rate (Hz) at which robot_sm/operation_mode is '
-          'republished besides every change; 0: only on change.', minimum=0.0),
-]
+
+def parameters(namespace: str = '/') -> List[Param]:
+    """Return the node's parameter specifications; the e-stop file's default follows it."""
+    return [
+        rate('update_frequency', 20.0, 'Rate at which cmd_vel is published and the timeouts '
+             'are checked.', 1.0, 1000.0),
+        duration('teleoperation_idle_timer', 0.5, 'Time after the last non-zero '
+                 'teleoperation command (or joystick action) after which teleoperation ends.',
+                 0.05, 10.0),
+        Param('teleop_timeout_mode', 'stopped', 'Mode after teleoperation ends: stopped, or '
+              'previous (the mode teleoperation took over from).',
+              choices=TELEOP_TIMEOUT_MODES),
+        duration('autonomy_timeout', 0.5, 'Age after which an autonomy command is stale and '
+                 'replaced by zero.', 0.01, 10.0),
+        Param('joystick_used', False, 'Subscribe to joy: moving an axis away from rest or '
+              'pressing a button takes over control.'),
+        Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to '
+              'count as operator activity.', minimum=0.0, exclusive_minimum=True),
+        Param('heartbeat_topic', '', 'std_msgs/Bool topic that must keep arriving, else the '
+              'emergency stop engages (data true also engages it); empty: no watchdog.'),
+        duration('heartbeat_timeout', 0.5, 'Heartbeat silence that engages the emergency stop.',
+                 0.01, 10.0),
+        duration('supervisor_timeout', 1.0, 'Silence of the supervisor heartbeat '
+                 f'({SUPERVISOR_HEARTBEAT}, once heard) after which AUTONOMOUS falls to '
+                 'STOPPED and is refused until it is heard again.', 0.05, 10.0),
+        Param('emergency_stop_file', default_file(namespace, 'emergency_stop.yaml'),
+              'File the emergency stop latch is kept in (written on every engage and release, '
+              "read at start: an engaged latch survives a restart); '' disables it."),
+        Param('max_linear_velocity', 0.0, 'Limit (m/s) on the length of the linear velocity; '
+              'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
+        Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular '
+              'velocity; 0: no limit.', minimum=0.0),
+        Param('input_stamped', False, 'Velocity inputs are geometry_msgs/TwistStamped instead '
+              'of Twist.'),
+        Param('output_stamped', False, 'Publish cmd_vel as geometry_msgs/TwistStamped instead '
+              'of Twist.'),
+        Param('frame_id', 'base_link', 'header.frame_id of stamped cmd_vel output.'),
+        rate('operation_mode_keepalive_rate', 1.0, 'Rate at which robot_sm/operation_mode is '
+             'republished besides every change; 0: only on change.', 0.1, 100.0, off=True),
+    ]
 
 
 def _from_twist(msg: Twist) -> Velocity:
@@ -79,7 +101,7 @@ class RobotControlMux(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('robot_control_mux', **kwargs)
-        config = declare_parameters(self, PARAMETERS)
+        config = declare_parameters(self, parameters(self.get_namespace()))
         self._now = seconds_clock(self)
         heartbeat_topic: str = config['heartbeat_topic']
         try:
@@ -90,14 +112,12 @@ class RobotControlMux(Node):
                 joystick_used=config['joystick_used'],
                 joystick_axis_threshold=config['joystick_axis_threshold'],
                 heartbeat_timeout=config['heartbeat_timeout'] if heartbeat_topic else None,
+                supervisor_timeout=config['supervisor_timeout'],
                 max_linear_velocity=config['max_linear_velocity'],
                 max_angular_velocity=config['max_angular_velocity'],
             )
         except ValueError as error:
             raise ConfigurationError(str(error)) from error
-        self._mux = ControlMux(mux_config, self._now())
-        self._mode = self._mux.mode
-        self._emergency_stop = self._mux.emergency_stop
         self._dropped_reported = 0
         self._last_drop_warning = float('-inf')
 
@@ -132,11 +152,28 @@ class RobotControlMux(Node):
             except Exception as error:  # noqa: B902 - rclpy raises several types for bad names
                 raise ConfigurationError(
                     f"parameter 'heartbeat_topic' is not a valid topic name "
-                    f'(got {heartbeat_topic!r}): {error}'.splitlines()[0].rstrip(':')) from error
+                    f'(got {quoted(heartbeat_topic)}): {error}'.splitlines()[0].rstrip(':')
+                ) from error
+        self.create_subscription(Header, SUPERVISOR_HEARTBEAT, self._on_supervisor_heartbeat,
+                                 qos.HEARTBEAT)
 
-        self.create_service(
-            SetOperationMode, 'robot_sm/set_operation_mode', self._on_set_operation_mode)
-        self.create_service(SetBool, 'robot_sm/emergency_stop', self._on_emergency_stop)
+        # The e-stop latch, read before anything is published.
+        self._latch_file, latched = self._load_latch(config['emergency_stop_file'])
+        self._mux = ControlMux(mux_config, self._now(), latched.emergency_stop_reason)
+        self._latch_writer: Optional[BackgroundWriter[Latch]] = None
+        if self._latch_file is not None:
+            self._latch_writer = BackgroundWriter(
+                self._latch_file.save, self._on_latch_write_error, 'emergency-stop-latch')
+            if latched.problem:
+                self._write_latch()  # the corrupt file was moved aside: keep the latch engaged
+        self._mode = self._mux.mode
+        self._emergency_stop = self._mux.emergency_stop
+        self._supervisor_lost = self._mux.supervisor_lost
+
+        self.create_service(SetOperationMode, 'robot_sm/set_operation_mode',
+                            self._on_set_operation_mode, qos_profile=qos.SERVICES)
+        self.create_service(SetBool, 'robot_sm/emergency_stop', self._on_emergency_stop,
+                            qos_profile=qos.SERVICES)
 
         self.create_timer(1.0 / config['update_frequency'], self._on_tick)
         if config['operation_mode_keepalive_rate'] > 0.0:
@@ -146,7 +183,44 @@ class RobotControlMux(Node):
         self._publish_mode()
         self.get_logger().info(
             f'started in STOPPED; {self._mux.config}; heartbeat '
-            f"{heartbeat_topic or 'off'}; output {'TwistStamped' if self._stamped else 'Twist'}")
+            f"{heartbeat_topic or 'off'}; output {'TwistStamped' if self._stamped else 'Twist'}; "
+            f"emergency stop latch {self._latch_file.path if self._latch_file else 'off'}")
+        if self._mux.emergency_stop:
+            self.get_logger().error(
+                f'started with the EMERGENCY STOP ENGAGED ({self._mux.emergency_stop_reason}): '
+                'release it with robot_sm/emergency_stop, then select a mode')
+        self.get_logger().info('no input takes over until an operator selects a mode '
+                               '(robot_sm/set_operation_mode)')
+
+    def _load_latch(self, path: str) -> Tuple[Optional[EmergencyStopFile], LatchLoad]:
+        """Return the latch file (None if disabled) and what it says to start with."""
+        if not path:
+            return None, LatchLoad()
+        file = EmergencyStopFile(os.path.expanduser(path))
+        try:
+            file.prepare()
+            loaded = file.load(time.time())
+        except PersistenceError as error:
+            raise ConfigurationError(f"parameter 'emergency_stop_file': {error}") from error
+        except OSError as error:
+            raise ConfigurationError(
+                f"parameter 'emergency_stop_file': cannot create the directory of {file.path} "
+                f"({error}); set another path, or '' to disable the latch") from error
+        if loaded.problem:
+            self.get_logger().error(f'emergency stop file {loaded.problem}')
+        return file, loaded
+
+    def _write_latch(self) -> None:
+        """Hand the e-stop's state to the latch writer; never waits for the disk."""
+        if self._latch_writer is not None:
+            mux = self._mux
+            self._latch_writer.write(Latch(mux.emergency_stop, mux.emergency_stop_reason,
+                                           utc_time(time.time())))
+
+    def _on_latch_write_error(self, message: str) -> None:
+        """Log a failed latch write (called on the writer's thread)."""
+        self.get_logger().error(f'cannot write the emergency stop latch: {message}; an engaged '
+                                'e-stop may not survive a restart')
 
     # Inputs -----------------------------------------------------------------------------------
 
@@ -173,6 +247,12 @@ class RobotControlMux(Node):
         if out is not None:
             self._publish(out)
             self._sync_state()
+
+    def _on_supervisor_heartbeat(self, _: Header) -> None:
+        out = self._mux.supervisor_heartbeat(self._now())
+        if out is not None:
+            self._publish(out)
+        self._sync_state()
 
     def _on_tick(self) -> None:
         self._publish(self._mux.tick(self._now()))
@@ -226,9 +306,20 @@ class RobotControlMux(Node):
         return mux.mode is not self._mode or mux.emergency_stop is not self._emergency_stop
 
     def _sync_state(self) -> None:
+        mux = self._mux
+        if mux.supervisor_lost is not self._supervisor_lost:
+            self._supervisor_lost = mux.supervisor_lost
+            if mux.supervisor_lost:
+                self.get_logger().error(
+                    f'supervisor silent ({SUPERVISOR_HEARTBEAT}, supervisor_timeout '
+                    f'{mux.config.supervisor_timeout:g} s): AUTONOMOUS is refused until it is '
+                    'heard again')
+            else:
+                self.get_logger().info('supervisor heard again: AUTONOMOUS can be selected')
         if not self._state_changed():
             return
-        mux = self._mux
+        if mux.emergency_stop is not self._emergency_stop:
+            self._write_latch()
         self._mode, self._emergency_stop = mux.mode, mux.emergency_stop
         self._publish_mode()
         estop = ', EMERGENCY STOP' if mux.emergency_stop else ''
@@ -272,6 +363,14 @@ class RobotControlMux(Node):
                 (f'{report.name} received', str(report.received)),
                 (f'{report.name} dropped', str(report.dropped)),
             ]
+        writer = self._latch_writer
+        if self._latch_file is not None and writer is not None:
+            values.append(('emergency stop file', str(self._latch_file.path)))
+            if writer.error is not None:
+                level = max(level, Level.WARN)
+                summary += (f'; cannot write the emergency stop latch ({writer.error}): an '
+                            'engaged e-stop may not survive a restart')
+                values.append(('emergency stop file error', writer.error))
         mismatches = self._type_mismatches()
         if mismatches:
             level = max(level, Level.WARN)
@@ -294,6 +393,12 @@ class RobotControlMux(Node):
             if others:
                 problems.append(f"{topic} has publishers of {', '.join(others)}, not {expected}")
         return problems
+
+    def destroy_node(self) -> None:
+        """Finish writing the e-stop latch, then destroy the node."""
+        if self._latch_writer is not None:
+            self._latch_writer.close(timeout=2.0)
+        super().destroy_node()
 
 
 def main(args: Optional[List[str]] = None) -> None:

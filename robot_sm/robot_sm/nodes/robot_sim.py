@@ -33,7 +33,7 @@ from robot_sm.grid import load_map, load_start_pose, MapFileError, OccupancyGrid
 from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
 from robot_sm.planar import Pose2D, quaternion_from_yaw
 from robot_sm.resources import share_directory, world_file
 from robot_sm.sim import ArmModel, DiffDriveBase, RangeSensor, ServoJoints
@@ -58,10 +58,9 @@ PARAMETERS = [
     Param('command_input', 'wheel_command', 'Velocity input: wheel_command (JointState '
           'velocities of the wheel joints) or cmd_vel (Twist)',
           choices=('wheel_command', 'cmd_vel')),
-    Param('command_timeout', 0.5, 'A command older than this is treated as zero (s)',
-          minimum=0.0, exclusive_minimum=True),
-    Param('update_frequency', 50.0, 'Simulation steps per second of wall time (Hz)',
-          minimum=0.0, exclusive_minimum=True, maximum=1000.0),
+    duration('command_timeout', 0.5, 'A command older than this is treated as zero', 0.01,
+             10.0),
+    rate('update_frequency', 50.0, 'Simulation steps per second of wall time', 1.0, 1000.0),
     Param('map_frame', 'map', 'Frame of the world map and of base_pose_ground_truth'),
     Param('odom_frame', 'odom', 'Frame of the odometry (map_frame -> odom_frame is the identity)'),
     Param('base_frame', 'base_footprint', 'Child frame of the odometry'),
@@ -71,17 +70,17 @@ PARAMETERS = [
     Param('sensor_fov', 2.0 * math.pi, 'Field of view of the simulated sensor (rad)',
           minimum=0.0, exclusive_minimum=True, maximum=2.0 * math.pi),
     Param('sensor_rays', 360, 'Rays cast by the simulated sensor', minimum=1),
-    Param('sensor_frequency', 5.0, 'Sensor updates and map publications per second (Hz)',
-          minimum=0.0, exclusive_minimum=True),
+    rate('sensor_frequency', 5.0, 'Sensor updates and map publications per second', 0.1,
+         100.0),
     Param('arm_joint_names', [], 'Arm joints that follow joint_command, joints of the arm URDF '
           '(empty: no arm)', kind='str_list'),
     Param('arm_urdf_path', '', 'URDF file of the arm (empty: the bundled config/so101_arm.urdf)'),
-    Param('arm_time_constant', 0.1, 'Time constant of the arm joints tracking their commands '
-          'below their URDF speed limits (s)', minimum=0.0, exclusive_minimum=True),
+    duration('arm_time_constant', 0.1, 'Time constant of the arm joints tracking their commands '
+             'below their URDF speed limits', 0.001, 60.0),
     Param('publish_clock', False, 'Publish /clock so that nodes with use_sim_time follow the '
           'simulation'),
     Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
-          minimum=0.0, exclusive_minimum=True, maximum=50.0),
+          minimum=0.01, maximum=50.0),
 ]
 #: The start pose parameters: their defaults come from the world.
 START = ('start_x', 'start_y', 'start_yaw')

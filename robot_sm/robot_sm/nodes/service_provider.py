@@ -36,8 +36,10 @@ from rclpy.task import Future
 from rclpy.time import Time
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.waypoint_markers import waypoint_markers
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
-from robot_sm.qos import EVENTS, SENSOR, STATE
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param
+from robot_sm.qos import EVENTS, SENSOR, SERVICES, STATE
+from robot_sm.quoting import quoted
+from robot_sm.storage import default_file
 from robot_sm.waypoints import (
     checked_pose,
     DataStore,
@@ -78,12 +80,6 @@ EXPLORATION_GOALS = QoSProfile(
     durability=DurabilityPolicy.VOLATILE)
 
 
-def default_waypoints_file() -> str:
-    """Return ``$ROS_HOME/robot_sm/waypoints.yaml`` (``~/.ros`` when ROS_HOME is not set)."""
-    home = os.environ.get('ROS_HOME') or os.path.join(os.path.expanduser('~'), '.ros')
-    return os.path.join(home, 'robot_sm', 'waypoints.yaml')
-
-
 def _not_empty(value: str) -> Optional[str]:
     return 'must not be empty' if not value else None
 
@@ -96,8 +92,8 @@ def _routine_names(names: List[str]) -> Optional[str]:
     return None
 
 
-def parameters() -> List[Param]:
-    """Return the node's parameter specifications; the waypoints file default follows ROS_HOME."""
+def parameters(namespace: str = '/') -> List[Param]:
+    """Return the node's parameter specifications; the waypoints file's default follows them."""
     return [
         Param('map_frame', 'map', 'Frame of waypoint, goal and robot poses.', check=_not_empty),
         Param('robot_frame', 'base_footprint',
@@ -113,8 +109,9 @@ def parameters() -> List[Param]:
         Param('waypoint_routines', [], 'Routines a waypoint may name (each run by the plugin '
               'state <Name>Routine); what get_waypoint_routines returns.', kind='str_list',
               check=_routine_names),
-        Param('waypoints_file', default_waypoints_file(), 'YAML file the waypoint list is saved '
-              'to on every change and loaded from at start; empty disables saving.'),
+        Param('waypoints_file', default_file(namespace, 'waypoints.yaml'), 'YAML file the '
+              'waypoint list is saved to on every change and loaded from at start; empty '
+              'disables saving.'),
         Param('add_waypoints_from_clicked_point', True,
               'Append a waypoint for every point published on clicked_point (RViz).'),
         Param('failed_goal_tolerance', 0.05,
@@ -123,9 +120,8 @@ def parameters() -> List[Param]:
               'exploration goal lies within this distance (m, Euclidean).', minimum=0.0),
         Param('navigation_reverse_service', '', 'SetBool service that must accept a reverse '
               'mode change before it is made; empty: changes are accepted at once.'),
-        Param('navigation_reverse_timeout', 2.0, 'Seconds to wait for '
-              'navigation_reverse_service before refusing the change.',
-              minimum=0.0, exclusive_minimum=True),
+        duration('navigation_reverse_timeout', 2.0, 'Time to wait for '
+                 'navigation_reverse_service before refusing the change.', 0.01, 60.0),
     ]
 
 
@@ -154,7 +150,7 @@ class ServiceProvider(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('service_provider', **kwargs)
-        config = declare_parameters(self, parameters())
+        config = declare_parameters(self, parameters(self.get_namespace()))
         self._map_frame: str = config['map_frame']
         self._robot_frame: str = config['robot_frame']
         self._reverse_timeout: float = config['navigation_reverse_timeout']
@@ -204,18 +200,20 @@ class ServiceProvider(Node):
             (Trigger, 'get_reverse_mode', self._get_reverse_mode),
         ]
         for srv_type, name, callback in services:
-            self.create_service(srv_type, f'robot_sm/{name}', callback, callback_group=group)
+            self.create_service(srv_type, f'robot_sm/{name}', callback, qos_profile=SERVICES,
+                                callback_group=group)
         # The handshake awaits another node: a group of its own, so that the other services
         # keep answering while it waits.
         self._reverse_group = ReentrantCallbackGroup()
         self._reverse_asking = False
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_service(SetBool, 'robot_sm/set_reverse_mode', self._set_reverse_mode,
-                            callback_group=self._reverse_group)
+                            qos_profile=SERVICES, callback_group=self._reverse_group)
         self._reverse_client: Optional[Client] = None
         if config['navigation_reverse_service']:
             self._reverse_client = self.create_client(
-                SetBool, config['navigation_reverse_service'], callback_group=self._reverse_group)
+                SetBool, config['navigation_reverse_service'], qos_profile=SERVICES,
+                callback_group=self._reverse_group)
 
         self.create_subscription(PoseArray, 'robot_sm/exploration_goals',
                                  self._on_exploration_goals, EXPLORATION_GOALS,
@@ -298,7 +296,7 @@ class ServiceProvider(Node):
             frame, pose = latest[0]
             if _other_frame(frame, self._map_frame):
                 raise PoseUnavailable(
-                    f"the pose on {subscription.topic_name} is in frame '{frame}', not in "
+                    f'the pose on {subscription.topic_name} is in frame {quoted(frame)}, not in '
                     f"map_frame '{self._map_frame}'")
             return pose
         return last_pose
@@ -420,7 +418,7 @@ class ServiceProvider(Node):
         frame = msg.header.frame_id
         if _other_frame(frame, self._map_frame):
             self.get_logger().warning(
-                f"clicked point ignored: it is in frame '{frame}', not in map_frame "
+                f'clicked point ignored: it is in frame {quoted(frame)}, not in map_frame '
                 f"'{self._map_frame}'")
             return
         response = AddWaypoint.Response()
@@ -511,7 +509,7 @@ class ServiceProvider(Node):
         frame = msg.header.frame_id
         if _other_frame(frame, self._map_frame):
             self.get_logger().warning(
-                f"exploration goals ignored: they are in frame '{frame}', not in map_frame "
+                f'exploration goals ignored: they are in frame {quoted(frame)}, not in map_frame '
                 f"'{self._map_frame}'", throttle_duration_sec=10.0)
             return
         goals = [Pose(p.position.x, p.position.y, p.position.z) for p in msg.poses

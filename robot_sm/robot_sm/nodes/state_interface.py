@@ -5,7 +5,9 @@ It ticks :class:`~robot_sm.statemachine.machine.StateMachine` at ``update_freque
 the mux's operation mode and operators' simple goals, answers the start/stop services at once
 (nothing blocks in a callback: states make asynchronous calls and poll them on their ticks), and
 publishes the state's name on ``robot_sm/state_info`` (transient local) on every transition,
-Boot's included, and how states ended on ``robot_sm/state_outcome``.
+Boot's included, and how states ended on ``robot_sm/state_outcome``. After every tick it
+publishes the supervisor heartbeat (``robot_sm/supervisor_heartbeat``): the mux stops autonomy
+when it falls silent, so a dead or frozen state machine cannot leave the robot driving.
 
 States reach ROS only through :class:`StateContext`, one per plugin, whose parameters are the
 node's ``<plugin>.<name>`` parameters. Every installed plugin's parameters are declared and
@@ -24,8 +26,9 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
-from robot_sm.qos import COMMAND_OUT, EVENTS, SENSOR, STATE
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.qos import COMMAND_OUT, EVENTS, HEARTBEAT, SENSOR, SERVICES, STATE
+from robot_sm.quoting import quoted
 from robot_sm.statemachine.base_state import StateParameter
 from robot_sm.statemachine.calls import PendingCall, PendingGoal
 from robot_sm.statemachine.constants import OperationMode, ROLE_PARAMETERS
@@ -35,7 +38,7 @@ from robot_sm.statemachine.registry import PluginError, PluginRegistry, StateCre
 from robot_sm.statemachine.states import Idle
 from robot_sm_msgs.msg import OperationMode as OperationModeMsg
 from robot_sm_msgs.srv import SetOperationMode
-from std_msgs.msg import String
+from std_msgs.msg import Header, String
 from std_srvs.srv import SetBool, Trigger
 
 
@@ -66,15 +69,15 @@ def _not_empty(value: str) -> Optional[str]:
 def parameters() -> List[Param]:
     """Return the specifications of the node's own parameters; plugins add more."""
     specs = [
-        Param('update_frequency', 20.0, 'Ticks of the state machine per second.',
-              minimum=0.0, exclusive_minimum=True, maximum=1000.0),
+        rate('update_frequency', 20.0, 'Ticks of the state machine per second (each also '
+             'publishes the supervisor heartbeat).', 2.0, 1000.0),
         Param('map_frame', 'map', 'Frame of goals; simple goals in other frames are '
               'transformed with tf2.', check=_not_empty),
         Param('boot_up_service', '', 'std_srvs/SetBool service that must answer true before '
               'Boot ends (called with data: true); empty: Boot ends when the service '
               'provider and the mux answer.'),
-        Param('service_timeout', 5.0, 'Seconds a state waits for a service answer.',
-              minimum=0.0, exclusive_minimum=True),
+        duration('service_timeout', 5.0, 'Time a state waits for a service answer.', 0.1,
+                 600.0),
     ]
     for role, (name, default) in ROLE_PARAMETERS.items():
         specs.append(Param(name, default, f'Plugin state (entry point of robot_sm.states) for '
@@ -132,7 +135,8 @@ class RosPort:
     def client(self, service: str, srv_type: str) -> Any:
         key = (service, srv_type)
         if key not in self._clients:
-            self._clients[key] = self.node.create_client(_type(srv_type), service)
+            self._clients[key] = self.node.create_client(_type(srv_type), service,
+                                                         qos_profile=SERVICES)
         return self._clients[key]
 
     def call(self, service: str, srv_type: str, request: Optional[Mapping[str, Any]],
@@ -292,7 +296,7 @@ def _declare_state_parameter(node: Node, plugin: str, spec: StateParameter) -> N
     full = f'{plugin}.{spec.name}'
     limits = []
     if spec.minimum is not None:
-        limits.append(f'>= {spec.minimum:g}')
+        limits.append(f"{'0 (off) or ' if spec.off else ''}>= {spec.minimum:g}")
     if spec.maximum is not None:
         limits.append(f'<= {spec.maximum:g}')
     descriptor = ParameterDescriptor(description=spec.description,
@@ -306,7 +310,7 @@ def _declare_state_parameter(node: Node, plugin: str, spec: StateParameter) -> N
     if value is None or (not isinstance(value, expected)
                          and not (expected is float and isinstance(value, int))):
         raise ConfigurationError(f"parameter '{full}' must be a {expected.__name__} "
-                                 f'(got {value!r})')
+                                 f'(got {quoted(value)})')
     problem = spec.problem(value)
     if problem:
         raise ConfigurationError(f"parameter '{full}' {problem}")
@@ -333,9 +337,13 @@ class StateInterface(Node):
 
         self._state_pub = self.create_publisher(String, 'robot_sm/state_info', STATE)
         self._outcome_pub = self.create_publisher(String, 'robot_sm/state_outcome', STATE)
-        self._mode_client = self.create_client(SetOperationMode, 'robot_sm/set_operation_mode')
+        self._heartbeat_pub = self.create_publisher(Header, 'robot_sm/supervisor_heartbeat',
+                                                    HEARTBEAT)
+        self._heartbeat = Header()
+        self._mode_client = self.create_client(SetOperationMode, 'robot_sm/set_operation_mode',
+                                               qos_profile=SERVICES)
         creator = StateCreator(registry, plugins, lambda plugin: StateContext(port, plugin),
-                               self.get_logger(), Idle, on_error=self._publish_outcome)
+                               self.get_logger(), Idle, on_error=self._on_plugin_error)
         self.machine = StateMachine(creator, self.get_logger(),
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
@@ -349,13 +357,21 @@ class StateInterface(Node):
         self.create_subscription(PoseStamped, 'robot_sm/simple_goal', self._on_simple_goal,
                                  EVENTS)
         self.create_service(SetBool, 'robot_sm/start_stop_exploration',
-                            self._on_start_stop_exploration)
+                            self._on_start_stop_exploration, qos_profile=SERVICES)
         self.create_service(SetBool, 'robot_sm/start_stop_waypoint_following',
-                            self._on_start_stop_waypoint_following)
-        self.create_service(Trigger, 'robot_sm/state_info', self._on_state_info)
-        self.create_service(Trigger, 'robot_sm/stop_2d_nav_goal', self._on_stop_simple_goal)
+                            self._on_start_stop_waypoint_following, qos_profile=SERVICES)
+        self.create_service(Trigger, 'robot_sm/state_info', self._on_state_info,
+                            qos_profile=SERVICES)
+        self.create_service(Trigger, 'robot_sm/stop_2d_nav_goal', self._on_stop_simple_goal,
+                            qos_profile=SERVICES)
         self.machine.start()
-        self._timer = self.create_timer(1.0 / config['update_frequency'], self.machine.tick)
+        self._timer = self.create_timer(1.0 / config['update_frequency'], self._on_tick)
+
+    def _on_tick(self) -> None:
+        """Tick the state machine, then tell the mux that its supervisor is alive."""
+        self.machine.tick()
+        self._heartbeat.stamp = self.get_clock().now().to_msg()
+        self._heartbeat_pub.publish(self._heartbeat)
 
     # -- publishing ---------------------------------------------------------------------------
 
@@ -366,6 +382,11 @@ class StateInterface(Node):
     def _publish_outcome(self, text: str) -> None:
         self._outcome_pub.publish(String(data=text))
 
+    def _on_plugin_error(self, message: str) -> None:
+        """Tell operators that a plugin is missing or failed to start, and stop the robot."""
+        self._publish_outcome(message)
+        self._stop_robot(message)
+
     def _stop_robot(self, reason: str) -> None:
         """Ask the mux for STOPPED (a state failed); the mux zeroes the output."""
         if not self._mode_client.service_is_ready():
@@ -374,6 +395,7 @@ class StateInterface(Node):
             return
         request = SetOperationMode.Request()
         request.operation_mode.mode = OperationMode.STOPPED
+        # Under an e-stop the mux refuses (and the output is zero anyway).
         self._mode_client.call_async(request)
 
     # -- inputs -------------------------------------------------------------------------------
@@ -420,14 +442,14 @@ class StateInterface(Node):
 
     def _transform(self, pose: Pose, frame: str) -> Tuple[Optional[Pose], str]:
         if self.tf_buffer is None:
-            return None, (f"it is in frame '{frame}', not '{self._map_frame}', and "
+            return None, (f"it is in frame {quoted(frame)}, not '{self._map_frame}', and "
                           f'{self._tf_missing} is not installed to transform it')
         stamped = PoseStamped(pose=pose)
         stamped.header.frame_id = frame  # stamp zero: the latest transform
         try:
             return self.tf_buffer.transform(stamped, self._map_frame).pose, ''
         except Exception as error:  # noqa: B902 - tf2 raises several exception types
-            return None, f"no transform from '{frame}' to '{self._map_frame}': {error}"
+            return None, f"no transform from {quoted(frame)} to '{self._map_frame}': {error}"
 
     # -- services -----------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
 from robot_sm.teleop import quaternion
 from robot_sm.teleop.arm_teleop import ACTION_ELEMENTS, ArmTeleop, TeleopSettings
 from robot_sm.teleop.controller import ControllerSample, HANDS
@@ -67,10 +67,9 @@ def _index(name: str, default: int, what: str) -> Param:
 
 
 PARAMETERS = [
-    Param('rate_hz', 60.0, 'tick rate of the retargeting loop (Hz)', minimum=0.0,
-          exclusive_minimum=True),
-    Param('input_timeout', 0.1, 'a controller without a message for this long (s) is absent',
-          minimum=0.0, exclusive_minimum=True),
+    rate('rate_hz', 60.0, 'tick rate of the retargeting loop', 1.0, 1000.0),
+    duration('input_timeout', 0.1, 'a controller without a message for this long is absent',
+             0.005, 10.0),
     Param('control_hand', 'left', 'controller whose buttons run the state machine: '
           'secondary (B/Y) = kill, primary (A/X) = run toggle, thumbstick click = reset',
           choices=HANDS),

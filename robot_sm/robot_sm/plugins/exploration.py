@@ -68,7 +68,7 @@ class CalculateGoal(CalculateGoalState):
         StateParameter('blacklist_radius', 0.5, 'Frontier goals this close to a failed goal are '
                        'skipped (m, Euclidean).', minimum=0.0),
         StateParameter('map_timeout', 5.0, 'Seconds to wait for a map and a robot pose.',
-                       minimum=0.1),
+                       minimum=0.1, maximum=600.0),
     )
 
     def start(self) -> None:

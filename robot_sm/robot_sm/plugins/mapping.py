@@ -33,7 +33,7 @@ class Spin(MappingState):
         StateParameter('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose.'),
         StateParameter('angular_speed', 1.0, 'Turn rate (rad/s).', minimum=0.05),
         StateParameter('timeout', 20.0, 'Seconds after which an unfinished turn fails.',
-                       minimum=0.1),
+                       minimum=0.1, maximum=600.0),
     )
 
     def start(self) -> None:

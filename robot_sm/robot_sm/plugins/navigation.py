@@ -59,23 +59,24 @@ class Navigation(NavigationState):
         StateParameter('pose_tolerance', 0.1, 'Movement (m in x or y, rad in yaw) that counts '
                        'as progress for stuck detection.', minimum=0.0),
         StateParameter('idle_timer_duration', 10.0, 'Seconds without progress before the '
-                       'robot counts as stuck.', minimum=0.1),
+                       'robot counts as stuck.', minimum=0.1, maximum=600.0),
         StateParameter('unstuck_timer_duration', 2.0, 'Seconds of backing off in the one '
-                       'unstuck attempt.', minimum=0.0),
+                       'unstuck attempt.', minimum=0.0, maximum=60.0),
         StateParameter('exploration_goal_radius', 0.35, 'An exploration goal in an obstacle '
                        'is moved to the nearest free point within this distance (m).',
                        minimum=0.0),
         StateParameter('startup_timeout', 5.0, 'Seconds to wait for the first map and pose '
-                       'before the goal fails.', minimum=0.1),
+                       'before the goal fails.', minimum=0.1, maximum=600.0),
         StateParameter('use_nav2', False, "Use Nav2's NavigateToPose action instead of the "
                        'built-in navigator (needs nav2_msgs).'),
         StateParameter('nav2_action', 'navigate_to_pose', 'Name of the Nav2 action.'),
         StateParameter('nav2_server_timeout', 10.0, 'Seconds to wait for the Nav2 action '
-                       'server before the goal fails.', minimum=0.1),
+                       'server before the goal fails.', minimum=0.1, maximum=600.0),
         StateParameter('frontier_rate', 2.0, 'While driving to an exploration goal, search the '
                        'map for frontiers when it changes, at most this often (Hz), and publish '
                        "their goals on robot_sm/exploration_goals (the calculate goal plugin's "
-                       'search settings); 0: only Calculate Goal publishes them.', minimum=0.0),
+                       'search settings); 0: only Calculate Goal publishes them.', minimum=0.1,
+                       maximum=50.0, off=True),
     )
 
     def start(self) -> None:

@@ -20,7 +20,7 @@ class WaitRoutine(RoutineState):
 
     NAME = 'Waiting'
     PARAMETERS = (StateParameter('wait_duration', 3.0, 'Seconds to wait at the waypoint.',
-                                 minimum=0.0),)
+                                 minimum=0.0, maximum=3600.0),)
 
     def start(self) -> None:
         """Note when the wait ends."""

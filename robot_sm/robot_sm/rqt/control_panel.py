@@ -346,7 +346,9 @@ class ControlPanel(QtWidgets.QWidget):
             self.estop_button.setStyleSheet('background-color: #d9534f; color: white;'
                                             if engaged else '')
             for name, button in self.mode_buttons.items():
-                button.setEnabled(not engaged or name == 'stopped')
+                # A mode request never releases the e-stop: the mux refuses every one.
+                button.setEnabled(not engaged)
+                button.setToolTip('Release the Software Stop first' if engaged else '')
                 button.setChecked(MODE_NAMES.get(mode.mode) == name)
         reverse = latest['reverse_mode']
         if reverse is not None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import math
 from typing import Any, ClassVar, Dict, Optional, Tuple, TYPE_CHECKING
 
+from robot_sm.quoting import quoted
 from robot_sm.statemachine.constants import Interrupt, Role
 from robot_sm.statemachine.goal import NavigationGoal
 from robot_sm.statemachine.port import Context
@@ -50,16 +51,22 @@ class StateParameter:
     description: str
     minimum: Optional[float] = None
     maximum: Optional[float] = None
+    #: 0 is accepted too (it means off) besides ``minimum`` to ``maximum``.
+    off: bool = False
 
     def problem(self, value: Any) -> Optional[str]:
         """Return why ``value`` is not acceptable, or None if it is."""
         if isinstance(self.default, bool) or not isinstance(self.default, (int, float)):
             return None
         if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return f'must be a number (got {value!r})'
+            return f'must be a number (got {quoted(value)})'
         if not math.isfinite(value):
             return f'must be finite (got {value!r})'
+        if self.off and value == 0:
+            return None
         if self.minimum is not None and value < self.minimum:
+            if self.off:
+                return f'must be 0 (off) or at least {self.minimum:g} (got {value:g})'
             return f'must be at least {self.minimum:g} (got {value:g})'
         if self.maximum is not None and value > self.maximum:
             return f'must be at most {self.maximum:g} (got {value:g})'

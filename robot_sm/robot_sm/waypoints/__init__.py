@@ -11,10 +11,11 @@ Waypoint store, selection rules and persistence of the service provider (no ROS 
 - :mod:`.persistence`: the YAML waypoints file, written atomically.
 """
 
+from robot_sm.storage import PersistenceError
 from robot_sm.waypoints.data_store import DataStore
 from robot_sm.waypoints.errors import RequestError, SaveError, StoreError
 from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal, NavigationMode
-from robot_sm.waypoints.persistence import LoadResult, PersistenceError, WaypointFile
+from robot_sm.waypoints.persistence import LoadResult, WaypointFile
 from robot_sm.waypoints.pose import checked_pose, Pose
 from robot_sm.waypoints.selection import (
     next_waypoint_index,

@@ -34,6 +34,7 @@ is the order waypoints are followed in, the former whether the robot drives back
 
 from typing import Callable, Iterable, Optional, Sequence, Tuple
 
+from robot_sm.quoting import quoted
 from robot_sm.waypoints.errors import RequestError, SaveError
 from robot_sm.waypoints.navigation_goal import (
     exploration_status_accepts,
@@ -89,7 +90,7 @@ class DataStore:
         if routine and routine not in self.routines:
             known = ', '.join(self.routines) if self.routines else 'none are configured'
             raise RequestError(
-                field, f"unknown routine '{routine}' (waypoint_routines: {known}; "
+                field, f'unknown routine {quoted(routine)} (waypoint_routines: {known}; '
                        'empty for none)')
         return routine
 

@@ -26,10 +26,9 @@ from dataclasses import dataclass, replace
 import math
 import os
 import pathlib
-import tempfile
-import time
 from typing import Any, Dict, List
 
+from robot_sm.storage import move_aside, write_atomically
 from robot_sm.waypoints.errors import RequestError
 from robot_sm.waypoints.pose import checked_pose
 from robot_sm.waypoints.waypoint_list import FollowingMode, MAX_ID, Waypoint, WaypointList
@@ -46,10 +45,6 @@ _LOADER: Any = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 class FileFormatError(ValueError):
     """The file's content is not a waypoint list; the message says where."""
-
-
-class PersistenceError(OSError):
-    """A corrupt file could not be moved aside, so starting would risk overwriting it."""
 
 
 @dataclass(frozen=True)
@@ -204,23 +199,8 @@ class WaypointFile:
                 problem = 'is not valid YAML (' + ' '.join(str(error).split()) + ')'
             except FileFormatError as error:
                 problem = f'is not a waypoint list ({error})'
-        moved_to = self._move_aside(now, problem)
+        moved_to = move_aside(self.path, now, problem)
         return LoadResult(WaypointList(), problem, str(moved_to))
-
-    def _move_aside(self, now: float, problem: str) -> pathlib.Path:
-        stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))
-        target = self.path.with_name(f'{self.path.name}.corrupt-{stamp}')
-        counter = 1
-        while target.exists():
-            target = self.path.with_name(f'{self.path.name}.corrupt-{stamp}-{counter}')
-            counter += 1
-        try:
-            os.rename(self.path, target)
-        except OSError as error:
-            raise PersistenceError(
-                f'{self.path} {problem} and cannot be moved aside ({error}); '
-                'fix or remove it') from error
-        return target
 
     def save(self, waypoints: WaypointList) -> None:
         """
@@ -230,23 +210,4 @@ class WaypointFile:
         """
         text = yaml.dump(to_document(waypoints), Dumper=_DUMPER, sort_keys=False,
                          default_flow_style=None, allow_unicode=True)
-        directory = self.path.parent
-        handle, temporary = tempfile.mkstemp(prefix=f'.{self.path.name}.', suffix='.tmp',
-                                             dir=directory)
-        try:
-            with os.fdopen(handle, 'w', encoding='utf-8') as stream:
-                stream.write(text)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
-        directory_handle = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(directory_handle)
-        finally:
-            os.close(directory_handle)
+        write_atomically(self.path, text)

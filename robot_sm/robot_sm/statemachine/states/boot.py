@@ -24,7 +24,7 @@ class Boot(BaseState):
     NAME = 'Boot'
     PARAMETERS = (
         StateParameter('retry_interval', 1.0, 'Seconds between calls of boot_up_service.',
-                       minimum=0.01),
+                       minimum=0.01, maximum=60.0),
     )
     INTERRUPTS = (Interrupt.EMERGENCY_STOP,)
 

@@ -1,0 +1,113 @@
+"""
+The mux watches its supervisor: a killed or frozen state interface stops autonomous motion.
+
+The state interface runs in a process of its own and is killed (SIGKILL) or frozen (SIGSTOP)
+while an autonomy source that is not part of it (a planner such as Nav2) keeps publishing
+``autonomy/cmd_vel``. The mux and the service provider run in the test process.
+"""
+
+import os
+import signal
+import time
+from typing import Iterator
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Twist
+import pytest
+from robot_sm import qos
+from robot_sm.nodes.robot_control_mux import RobotControlMux
+from robot_sm.nodes.service_provider import ServiceProvider
+from robot_sm.testing import NodeProcess, python_module_argv, Recorder, ros_args, RosHarness
+from robot_sm_msgs.msg import OperationMode
+from robot_sm_msgs.srv import SetOperationMode
+from std_msgs.msg import String
+from test_robot_control_mux_node import is_zero, Stream, twist
+
+STOPPED, AUTONOMOUS, TELEOPERATION = (OperationMode.STOPPED, OperationMode.AUTONOMOUS,
+                                      OperationMode.TELEOPERATION)
+SUPERVISOR_TIMEOUT = 1.0  # the mux's default
+TICK = 0.05  # the mux's update_frequency, 20 Hz
+TRANSPORT = 0.1  # DDS and scheduling on a loaded 2-core machine
+WAIT = 20.0
+
+
+class Supervised:
+    """The mux driving autonomously, supervised by a state interface process."""
+
+    def __init__(self, ros: RosHarness) -> None:
+        self.ros = ros
+        self.cmd_vel: Recorder[Twist] = ros.record(Twist, 'cmd_vel')
+        self.modes: Recorder[OperationMode] = ros.record(
+            OperationMode, 'robot_sm/operation_mode', qos.STATE)
+        states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
+        diagnostics: Recorder[DiagnosticArray] = ros.record(DiagnosticArray, '/diagnostics')
+        mux = ros.start_node(RobotControlMux)
+        ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
+        self.supervisor: NodeProcess = ros.start_process(python_module_argv(
+            'robot_sm.nodes.state_interface', *ros_args(ros.namespace)))
+        states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
+        # The watchdog arms when the mux first hears the supervisor (its diagnostics show it).
+        # A mux that never does fails below, where the robot keeps driving.
+        name = mux.get_fully_qualified_name()
+        try:
+            diagnostics.wait_for(lambda array: any(
+                status.hardware_id == name and any(
+                    kv.key == 'supervisor age (s)' and kv.value != 'never'
+                    for kv in status.values)
+                for status in array.status), timeout=WAIT)
+        except TimeoutError:
+            pass
+        self.autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))  # e.g. Nav2
+        self.teleop = Stream(ros, Twist, 'teleoperation/cmd_vel', None)
+        assert self.set_mode(AUTONOMOUS).success
+        self.cmd_vel.wait_for(lambda m: m.linear.x == 0.3, timeout=WAIT)
+
+    def set_mode(self, mode: int) -> SetOperationMode.Response:
+        request = SetOperationMode.Request()
+        request.operation_mode.mode = mode
+        return self.ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
+
+    def assert_autonomy_stopped_after(self, lost: float) -> None:
+        """Check that the output went to zero in time and that only an operator can drive."""
+        self.cmd_vel.wait_for(is_zero, after=lost, timeout=WAIT)
+        zero_at = next(t for t, m in self.cmd_vel.stamped if t >= lost and is_zero(m))
+        assert zero_at - lost <= SUPERVISOR_TIMEOUT + TICK + TRANSPORT, zero_at - lost
+        self.modes.wait_for(lambda m: m.mode == STOPPED, after=lost, timeout=WAIT)
+        time.sleep(0.3)  # the planner keeps publishing: nothing of it moves the robot
+        assert all(is_zero(m) for m in self.cmd_vel.since(zero_at))
+        refused = self.set_mode(AUTONOMOUS)
+        assert not refused.success and 'supervisor' in refused.message, refused.message
+        # An operator can still drive the robot whose supervisor is gone.
+        assert self.set_mode(TELEOPERATION).success
+        self.teleop.switch(twist(yaw=0.5))
+        self.cmd_vel.wait_for(lambda m: m.angular.z == 0.5, after=zero_at, timeout=WAIT)
+        self.teleop.switch(None)
+        self.modes.wait_for(lambda m: m.mode == STOPPED, after=time.monotonic(), timeout=WAIT)
+
+
+@pytest.fixture
+def supervised(ros: RosHarness) -> Iterator[Supervised]:
+    yield Supervised(ros)
+
+
+def test_a_killed_supervisor_stops_autonomous_motion(supervised: Supervised) -> None:
+    killed = time.monotonic()
+    supervised.supervisor.kill()
+    supervised.assert_autonomy_stopped_after(killed)
+
+
+def test_a_frozen_supervisor_stops_autonomous_motion_until_it_is_heard_again(
+        supervised: Supervised) -> None:
+    group = os.getpgid(supervised.supervisor.pid)
+    frozen = time.monotonic()
+    os.killpg(group, signal.SIGSTOP)
+    try:
+        supervised.assert_autonomy_stopped_after(frozen)
+    finally:
+        os.killpg(group, signal.SIGCONT)
+    deadline = time.monotonic() + WAIT
+    while not supervised.set_mode(AUTONOMOUS).success:  # heard again: autonomy may resume
+        assert time.monotonic() < deadline, 'AUTONOMOUS still refused'
+        time.sleep(0.1)
+    supervised.cmd_vel.wait_for(lambda m: m.linear.x == 0.3, after=time.monotonic(),
+                                timeout=WAIT)
