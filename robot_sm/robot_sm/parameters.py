@@ -1,12 +1,13 @@
 """
-Declare a node's parameters with descriptors and validate them before the node starts.
+Parameter specifications: what each parameter of the suite is, and how its value is checked.
 
-Every node of the suite lists its parameters as :class:`Param` specifications. They are declared
-with a :class:`~rcl_interfaces.msg.ParameterDescriptor` (description, constraints, read-only
-flag), so ``ros2 param describe`` tells an operator what each one means, and validated at once:
-a value the node cannot run with raises :class:`ConfigurationError` with one line naming the
-parameter and the problem, and :func:`robot_sm.nodes.runner.run_node` turns that into a refusal
-to start.
+Every node of the suite (and every plugin state) lists its parameters as :class:`Param`
+specifications; :func:`robot_sm.nodes.node_parameters.declare_parameters` declares them on a node
+with a descriptor (description, constraints, read-only flag), so ``ros2 param describe`` tells an
+operator what each one means, and :func:`validate` checks each value at once: a value the node
+cannot run with raises :class:`ConfigurationError` with one line naming the parameter and the
+problem, and :func:`robot_sm.nodes.runner.run_node` turns that into a refusal to start. This
+module does not import rclpy, so cores and plugin states can declare their parameters too.
 
 Numbers are accepted as int or float wherever a float is expected (``timeout: 1`` in a YAML file
 is not an error), but never as bool, NaN or infinity. Rates and durations (:func:`rate`,
@@ -18,10 +19,8 @@ a readable length.
 import array
 from dataclasses import dataclass, field
 import math
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
-from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.node import Node
 from robot_sm.quoting import quoted
 
 #: The kinds of value a parameter can hold.
@@ -155,26 +154,10 @@ def validate(spec: Param, value: Any) -> Any:
     return value
 
 
-def declare_parameters(node: Node, specs: Sequence[Param]) -> dict[str, Any]:
+def validate_all(specs: Sequence[Param], values: Mapping[str, Any]) -> Dict[str, Any]:
     """
-    Declare ``specs`` on ``node`` and return their validated values by name.
+    Return every spec's value from ``values`` (its default where missing), validated.
 
-    :raises ConfigurationError: if a value has the wrong type or breaks a constraint.
+    :raises ConfigurationError: for the first value with the wrong type or out of its bounds.
     """
-    values: dict[str, Any] = {}
-    for spec in specs:
-        descriptor = ParameterDescriptor(
-            description=spec.description,
-            additional_constraints=spec.constraints(),
-            read_only=spec.read_only,
-            dynamic_typing=True,
-        )
-        default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
-        try:
-            value = node.declare_parameter(spec.name, default, descriptor).value
-        except Exception as error:  # noqa: B902 - rclpy raises several unrelated types here
-            raise ConfigurationError(f"parameter '{spec.name}': {error}") from error
-        if value is None:
-            value = default
-        values[spec.name] = validate(spec, value)
-    return values
+    return {spec.name: validate(spec, values.get(spec.name, spec.default)) for spec in specs}

@@ -19,7 +19,7 @@ SOURCE = PACKAGE / 'robot_sm'
 CORES = ['control', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['background_writer', 'planar', 'quoting', 'storage']
+PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage']
 
 
 def _present_cores() -> list[str]:

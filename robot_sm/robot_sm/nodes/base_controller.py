@@ -17,8 +17,9 @@ from geometry_msgs.msg import Twist
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.control import WheelCommander
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.parameters import ConfigurationError, duration, Param, rate
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 

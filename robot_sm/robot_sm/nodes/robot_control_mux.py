@@ -32,8 +32,9 @@ from robot_sm.mux import (
     Velocity,
 )
 from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, LatchLoad, utc_time
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.parameters import ConfigurationError, duration, Param, rate
 from robot_sm.quoting import quoted
 from robot_sm.storage import default_file, PersistenceError
 from robot_sm_msgs.msg import OperationMode

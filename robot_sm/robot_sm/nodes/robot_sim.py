@@ -31,9 +31,10 @@ from rclpy.qos import QoSProfile
 from robot_sm import qos
 from robot_sm.grid import load_map, load_start_pose, MapFileError, OccupancyGrid
 from robot_sm.nodes.arm_tf import ArmTfBroadcaster
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
-from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.parameters import ConfigurationError, duration, Param, rate
 from robot_sm.planar import Pose2D, quaternion_from_yaw
 from robot_sm.resources import share_directory, world_file
 from robot_sm.sim import ArmModel, DiffDriveBase, RangeSensor, ServoJoints

@@ -34,9 +34,10 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from rclpy.time import Time
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.waypoint_markers import waypoint_markers
-from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param
+from robot_sm.parameters import ConfigurationError, duration, Param
 from robot_sm.qos import EVENTS, SENSOR, SERVICES, STATE
 from robot_sm.quoting import quoted
 from robot_sm.storage import default_file

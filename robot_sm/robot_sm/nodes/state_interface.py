@@ -25,8 +25,9 @@ from geometry_msgs.msg import Pose, PoseStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.parameters import ConfigurationError, duration, Param, rate
 from robot_sm.qos import COMMAND_OUT, EVENTS, HEARTBEAT, SENSOR, SERVICES, STATE
 from robot_sm.quoting import quoted
 from robot_sm.statemachine.base_state import StateParameter

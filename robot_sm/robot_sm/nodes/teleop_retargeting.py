@@ -30,8 +30,9 @@ from geometry_msgs.msg import PoseStamped, Twist
 import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, declare_parameters, duration, Param, rate
+from robot_sm.parameters import ConfigurationError, duration, Param, rate
 from robot_sm.teleop import quaternion
 from robot_sm.teleop.arm_teleop import ACTION_ELEMENTS, ArmTeleop, TeleopSettings
 from robot_sm.teleop.controller import ControllerSample, HANDS

@@ -21,8 +21,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
-from robot_sm.parameters import ConfigurationError, declare_parameters, Param
+from robot_sm.parameters import ConfigurationError, Param
 from robot_sm.recording.mcap_file import INFINITE, McapTopicFile, offered_qos_yaml
 from robot_sm.recording.msgdef import message_definition
 
