@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from robot_sm.control import (
+from robot_sm_control import (
     CommandController, ControlLimits, ControlType, DifferentialDriveLaw, JOINT_POSITION,
-    JOINT_VELOCITY, JointLaw, make_scaling)
+    JOINT_VELOCITY, JointLaw)
+from robot_sm_control.limits import make_scaling
 
 INF = np.inf
 
@@ -33,7 +34,6 @@ def test_reference_scaling_vectors() -> None:
     np.testing.assert_allclose(scaling.preprocess(np.array([0.5, 2.0, -3.0])), [0.1, 0.2, -0.2])
     scaling = make_scaling(1, (-1.0, 1.0), (0.0, 10.0), no_default)
     np.testing.assert_allclose(scaling.preprocess(np.array([-1.0, 0.0, 1.0])), [0.0, 5.0, 10.0])
-    np.testing.assert_allclose(scaling.reverse(np.array([0.0, 5.0, 10.0])), [-1.0, 0.0, 1.0])
 
 
 def test_scaling_off_and_clip_only() -> None:
@@ -41,7 +41,6 @@ def test_scaling_off_and_clip_only() -> None:
     np.testing.assert_array_equal(unscaled.preprocess(np.array([5.0, -7.0])), [5.0, -7.0])
     clip_only = make_scaling(2, (-1.0, [1.0, 3.0]), None, no_default)
     np.testing.assert_array_equal(clip_only.preprocess(np.array([5.0, 5.0])), [1.0, 3.0])
-    np.testing.assert_array_equal(clip_only.reverse(np.array([5.0, 5.0])), [5.0, 5.0])
 
 
 def test_scaling_works_per_dimension() -> None:
@@ -114,20 +113,9 @@ def test_delta_commands_add_to_the_current_value_and_clip_to_motor_limits() -> N
     np.testing.assert_allclose(scaled.goal['target'], [0.1, 0.8])
 
 
-def test_no_op_commands_per_motor_type() -> None:
+def test_effort_control_holds_with_zero_effort_without_a_goal() -> None:
     state = arm_state([0.4, 0.2, 0.0], [0.25, -0.1, 0.0])
-    absolute = CommandController(JointLaw(arm_limits(), [0, 1], 'position'))
-    np.testing.assert_allclose(absolute.compute_no_op_action(state), [0.4, 0.1])  # scaled back
-    delta = CommandController(JointLaw(arm_limits(), [0, 1], 'position', True), None, None)
-    np.testing.assert_allclose(delta.compute_no_op_action(state), [0.0, 0.0])
-    velocity = CommandController(JointLaw(arm_limits(), [0, 1], 'velocity'), None, None)
-    np.testing.assert_allclose(velocity.compute_no_op_action(state), [0.0, 0.0])
-    velocity_delta = CommandController(JointLaw(arm_limits(), [0, 1], 'velocity', True),
-                                       None, None)
-    np.testing.assert_allclose(velocity_delta.compute_no_op_action(state), [-0.25, 0.1])
     effort = CommandController(JointLaw(arm_limits(), [0, 1], 'effort'))
-    with pytest.raises(ValueError, match='effort'):
-        effort.compute_no_op_action(state)
     np.testing.assert_allclose(effort.step(state), [0.0, 0.0])  # no-op goal: zero effort
 
 
@@ -160,27 +148,6 @@ def test_bad_dof_indices_and_motor_types() -> None:
         JointLaw(arm_limits(), [1, 1])
     with pytest.raises(ValueError, match='unknown control type'):
         JointLaw(arm_limits(), [0], 'torque')
-
-
-def test_state_dump_load_and_serialization_round_trip() -> None:
-    controller = CommandController(JointLaw(arm_limits(), [0, 1], 'position'))
-    assert controller.state_size == 3
-    np.testing.assert_array_equal(controller.serialize(), [0.0, 0.0, 0.0])
-    controller.update_goal([0.5, -0.5], arm_state())
-    saved, dumped = controller.serialize(), controller.dump_state()
-    np.testing.assert_allclose(saved, [1.0, 0.5, -1.0])
-    other = CommandController(JointLaw(arm_limits(), [0, 1], 'position'))
-    other.deserialize(saved)
-    np.testing.assert_allclose(other.step(arm_state()), [0.5, -1.0])
-    third = CommandController(JointLaw(arm_limits(), [0, 1], 'position'))
-    third.load_state(dumped)
-    np.testing.assert_allclose(third.goal['target'], [0.5, -1.0])
-    third.deserialize(np.zeros(3))
-    assert third.goal is None
-    with pytest.raises(ValueError, match='3 elements'):
-        third.deserialize([1.0, 0.0])
-    with pytest.raises(ValueError, match='shape'):
-        third.load_state({'goal': {'target': [1.0, 2.0, 3.0]}})
 
 
 def wheel_limits(upper: float = 10.0, lower: float = -10.0) -> ControlLimits:

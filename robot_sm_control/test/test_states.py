@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from robot_sm.control import JointState, RobotState, RootState, SpatialState
+from robot_sm_control import JointState, RobotState, RootState, SpatialState
 
 SPACE = ['j0', 'j1', 'j2']
 
@@ -12,20 +12,20 @@ def test_joint_fields_come_back_in_joint_space_order() -> None:
     state = JointState.from_name(SPACE, positions=(['j2', 'j0', 'j1'], [2.0, 0.0, 1.0]))
     assert state.position_names == ['j0', 'j1', 'j2']
     np.testing.assert_array_equal(state.positions, [0.0, 1.0, 2.0])
-    np.testing.assert_array_equal(state.position_indices, [0, 1, 2])
     assert state.velocities is None and state.velocity_names is None
-    assert state.efforts is None and state.effort_indices is None
+    assert state.efforts is None and state.effort_names is None
 
 
 def test_partial_joint_state_mixes_fields_per_joint() -> None:
-    state = JointState.from_index(SPACE, positions=([2], [0.5]), velocities=([0, 2], [1.0, 3.0]))
+    state = JointState.from_name(SPACE, positions=(['j2'], [0.5]),
+                                 velocities=(['j0', 'j2'], [1.0, 3.0]))
     assert state.position_names == ['j2']
     assert state.velocity_names == ['j0', 'j2']
     np.testing.assert_array_equal(state.velocities, [1.0, 3.0])
     np.testing.assert_array_equal(state.valid_array, [[False, False, True],
                                                       [True, False, True],
                                                       [False, False, False]])
-    assert state.robot_joint_space == SPACE
+    assert state.space == tuple(SPACE)
 
 
 def test_joint_values_accept_a_1_by_n_array_and_ints() -> None:
@@ -50,14 +50,6 @@ def test_joint_values_accept_a_1_by_n_array_and_ints() -> None:
 def test_from_name_rejects_bad_input(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         JointState.from_name(SPACE, **kwargs)
-
-
-@pytest.mark.parametrize('indices, message', [
-    ([3], r'\[0, 3\)'), ([-1], r'\[0, 3\)'), ([0, 0], 'duplicate'), ([0.5], 'integers'),
-])
-def test_from_index_rejects_bad_indices(indices: list, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        JointState.from_index(SPACE, positions=(indices, np.ones(len(indices))))
 
 
 @pytest.mark.parametrize('space, message', [
@@ -93,9 +85,7 @@ def test_states_are_read_only() -> None:
         state.data_array[0, 0] = 5.0
     with pytest.raises(ValueError):
         state.positions[0] = 5.0
-    space = state.robot_joint_space
-    space.append('j9')
-    assert state.robot_joint_space == SPACE
+    assert state.space == tuple(SPACE)  # a tuple: nobody can append to it
     root = RootState(position=[1, 2, 3])
     with pytest.raises(AttributeError):
         root.position = np.zeros(3)
@@ -117,9 +107,9 @@ def test_spatial_state_orders_frames_and_checks_widths() -> None:
     with pytest.raises(ValueError, match=r'\(m, 3\)'):
         SpatialState.from_name(frames, positions=(['tool'], [1, 0, 0]))
     with pytest.raises(ValueError, match='at least one'):
-        SpatialState.from_index(frames)
-    by_index = SpatialState.from_index(frames, angular_velocities=([2], [[0, 0, 1]]))
-    assert by_index.angular_velocity_names == ['camera']
+        SpatialState.from_name(frames)
+    by_name = SpatialState.from_name(frames, angular_velocities=(['camera'], [[0, 0, 1]]))
+    assert by_name.angular_velocity_names == ['camera']
 
 
 def test_root_state_needs_a_field_of_the_right_length() -> None:

@@ -11,9 +11,9 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from robot_sm.control.arrays import (
+from robot_sm_control.arrays import (
     as_float_array, as_rows, BoolArray, check_count, control_space, field_spec, FloatArray,
-    frozen, index_array, indices_of, IntArray)
+    frozen, indices_of)
 
 #: The fields of a frame, their widths, in the column order of the validity mask.
 FIELDS = ('positions', 'orientations', 'linear_velocities', 'angular_velocities')
@@ -86,26 +86,7 @@ class SpatialState:
             differ, or the rows have the wrong shape or are not finite.
         """
         space = control_space(spatial_space, 'spatial_space')
-        return cls._build(space, (positions, orientations, linear_velocities, angular_velocities),
-                          lambda keys, field: indices_of(keys, space, field))
-
-    @classmethod
-    def from_index(cls, spatial_space: Any, positions: Optional[Tuple[Any, Any]] = None,
-                   orientations: Optional[Tuple[Any, Any]] = None,
-                   linear_velocities: Optional[Tuple[Any, Any]] = None,
-                   angular_velocities: Optional[Tuple[Any, Any]] = None) -> 'SpatialState':
-        """
-        Build a state from ``(frame indices, rows)`` pairs; pass None to leave a field out.
-
-        :raises ValueError: as :meth:`from_name`, with indices out of range or repeated.
-        """
-        space = control_space(spatial_space, 'spatial_space')
-        return cls._build(space, (positions, orientations, linear_velocities, angular_velocities),
-                          lambda keys, field: index_array(keys, len(space), field))
-
-    @classmethod
-    def _build(cls, space: Tuple[str, ...], specs: Tuple[Any, ...],
-               locate: Any) -> 'SpatialState':
+        specs = (positions, orientations, linear_velocities, angular_velocities)
         if all(spec is None for spec in specs):
             raise ValueError('SpatialState needs at least one of ' + ', '.join(FIELDS))
         count = len(space)
@@ -116,16 +97,11 @@ class SpatialState:
                 continue
             keys, values = field_spec(spec, field)
             rows = as_rows(values, field, width)
-            indices: IntArray = locate(keys, field)
+            indices = indices_of(keys, space, field)
             check_count(indices, rows, field)
             fields[column][indices] = rows
             valid[indices, column] = True
         return cls.trusted(space, (fields[0], fields[1], fields[2], fields[3]), valid)
-
-    @property
-    def spatial_space(self) -> List[str]:
-        """Return the ordered frame names of the space this state lives in."""
-        return list(self._space)
 
     @property
     def space(self) -> Tuple[str, ...]:
@@ -146,23 +122,14 @@ class SpatialState:
         mask = self._valid[:, column]
         return frozen(self._fields[column][mask]) if mask.any() else None
 
-    def _indices(self, column: int) -> Optional[IntArray]:
-        mask = self._valid[:, column]
-        return frozen(np.flatnonzero(mask)) if mask.any() else None
-
     def _names(self, column: int) -> Optional[List[str]]:
-        indices = self._indices(column)
-        return None if indices is None else [self._space[i] for i in indices]
+        mask = self._valid[:, column]
+        return [name for name, valid in zip(self._space, mask) if valid] if mask.any() else None
 
     @property
     def positions(self) -> Optional[FloatArray]:
         """Return the valid (m, 3) positions in space order, or None."""
         return self._rows(0)
-
-    @property
-    def position_indices(self) -> Optional[IntArray]:
-        """Space indices of the frames with a valid position, or None."""
-        return self._indices(0)
 
     @property
     def position_names(self) -> Optional[List[str]]:
@@ -175,11 +142,6 @@ class SpatialState:
         return self._rows(1)
 
     @property
-    def orientation_indices(self) -> Optional[IntArray]:
-        """Space indices of the frames with a valid orientation, or None."""
-        return self._indices(1)
-
-    @property
     def orientation_names(self) -> Optional[List[str]]:
         """Names of the frames with a valid orientation, or None."""
         return self._names(1)
@@ -190,11 +152,6 @@ class SpatialState:
         return self._rows(2)
 
     @property
-    def linear_velocity_indices(self) -> Optional[IntArray]:
-        """Space indices of the frames with a valid linear velocity, or None."""
-        return self._indices(2)
-
-    @property
     def linear_velocity_names(self) -> Optional[List[str]]:
         """Names of the frames with a valid linear velocity, or None."""
         return self._names(2)
@@ -203,11 +160,6 @@ class SpatialState:
     def angular_velocities(self) -> Optional[FloatArray]:
         """Return the valid (m, 3) angular velocities in space order, or None."""
         return self._rows(3)
-
-    @property
-    def angular_velocity_indices(self) -> Optional[IntArray]:
-        """Space indices of the frames with a valid angular velocity, or None."""
-        return self._indices(3)
 
     @property
     def angular_velocity_names(self) -> Optional[List[str]]:

@@ -1,11 +1,11 @@
-"""Differential drive, low-pass filter and the wheel command path, with the seed's scenario."""
+"""Differential drive and low-pass filter, with the seed's scenario."""
 
 import numpy as np
 import pytest
 
-from robot_sm.control import (
-    DifferentialDriveController, JointState, limit_wheel_speeds, LowPassFilterController,
-    RobotState, RootState, SequentialController, wheel_velocities, WheelCommander)
+from robot_sm_control import (
+    DifferentialDriveController, JointState, limited_wheel_velocities, LowPassFilterController,
+    RobotState, RootState, SequentialController, wheel_velocities)
 
 WHEELS = ['left_wheel_joint', 'right_wheel_joint']
 
@@ -68,14 +68,15 @@ def test_controller_rejects_bad_configuration(kwargs: dict, message: str) -> Non
 
 
 def test_speed_limit_scales_both_wheels_and_keeps_the_curvature() -> None:
-    wheels = limit_wheel_speeds(np.array([[3.0, 7.0], [1.0, -2.0], [-14.0, 7.0]]), 3.5)
-    np.testing.assert_allclose(wheels, [[1.5, 3.5], [1.0, -2.0], [-3.5, 1.75]])
+    # r = 0.1, b = 0.4: 0.5 m/s and 1 rad/s give wheels 3 and 7 rad/s; within 3.5: 1.5 and 3.5.
+    np.testing.assert_allclose(limited_wheel_velocities(0.5, 1.0, 0.1, 0.4, 3.5), [1.5, 3.5])
+    np.testing.assert_allclose(limited_wheel_velocities(0.1, -0.5, 0.1, 0.4, 3.5), [2.0, 0.0])
     drive = DifferentialDriveController(WHEELS, 0.1, 0.4, max_wheel_speed=3.5)
     left, right = drive.forward(at_rest(), twist(0.5, 1.0), 0.0).joints.velocities
     # Curvature w / v of the base is (right - left) / (b (right + left) / 2): unchanged.
     assert (right - left) / (0.4 * (right + left) / 2) == pytest.approx(1.0 / 0.5)
     assert max(abs(left), abs(right)) == pytest.approx(3.5)
-    np.testing.assert_array_equal(limit_wheel_speeds(np.zeros(2), 1.0), [0.0, 0.0])
+    assert limited_wheel_velocities(0.0, 0.0, 0.1, 0.4, 1.0) == (0.0, 0.0)
 
 
 def test_filter_starts_from_the_estimated_state() -> None:
@@ -160,48 +161,3 @@ def test_seed_scenario_filter_cuts_wheel_noise_by_alpha_over_two_minus_alpha(
     stderr = np.sqrt(expected_raw * alpha / (2 - alpha) * (1 + pole) / (1 - pole) / samples)
     np.testing.assert_allclose(smooth_arr.mean(axis=0), [mean_left, mean_right],
                                atol=5 * stderr)
-
-
-def test_commander_is_silent_until_a_command_and_stops_on_timeout() -> None:
-    commander = WheelCommander(0.1, 0.4, command_timeout=0.5)
-    np.testing.assert_array_equal(commander.update(0.0), [0.0, 0.0])
-    assert commander.command(0.5, 1.0, 1.0)
-    np.testing.assert_allclose(commander.update(1.0), [3.0, 7.0])
-    np.testing.assert_allclose(commander.update(1.49), [3.0, 7.0])
-    np.testing.assert_array_equal(commander.update(1.5), [0.0, 0.0])
-    np.testing.assert_array_equal(commander.update(1.2), [0.0, 0.0])  # stays stopped
-
-
-def test_commander_drops_non_finite_commands() -> None:
-    commander = WheelCommander(0.1, 0.4)
-    assert commander.command(0.5, 1.0, 0.0)
-    for bad in ((float('nan'), 0.0), (0.0, float('inf')), (0.0, 0.0, float('nan'))):
-        assert not commander.command(*bad[:2], 0.1, *bad[2:])
-        np.testing.assert_allclose(commander.update(0.1), [3.0, 7.0])
-    assert commander.dropped_commands == 3
-    np.testing.assert_array_equal(commander.update(0.6), [0.0, 0.0])  # NaN did not refresh
-
-
-def test_commander_treats_a_clock_jumping_back_as_a_timeout() -> None:
-    commander = WheelCommander(0.1, 0.4)
-    commander.command(0.5, 0.0, 10.0)
-    np.testing.assert_array_equal(commander.update(2.0), [0.0, 0.0])
-
-
-def test_commander_stops_at_once_with_a_filter_and_restarts_it_from_rest() -> None:
-    commander = WheelCommander(0.1, 0.4, filter_alpha=0.5, filter_period=0.1,
-                               command_timeout=0.5, max_wheel_speed=3.5)
-    commander.command(0.5, 1.0, 0.0)
-    commander.update(0.0)
-    np.testing.assert_allclose(commander.update(0.1), [0.75, 1.75])
-    np.testing.assert_allclose(commander.update(0.2), [1.125, 2.625])
-    np.testing.assert_array_equal(commander.update(0.5), [0.0, 0.0])  # not filtered down
-    commander.command(0.5, 1.0, 1.0)
-    commander.update(1.0)
-    np.testing.assert_allclose(commander.update(1.1), [0.75, 1.75])
-
-
-def test_commander_rejects_a_bad_timeout() -> None:
-    for timeout in (0.0, -1.0, float('inf')):
-        with pytest.raises(ValueError, match='command_timeout'):
-            WheelCommander(0.1, 0.4, command_timeout=timeout)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from robot_sm.control import combine_robot_states, JointState, RobotState, RootState, SpatialState
+from robot_sm_control import combine_robot_states, JointState, RobotState, RootState, SpatialState
 
 SPACE = ['a', 'b', 'c']
 FRAMES = ['link_a', 'link_b']

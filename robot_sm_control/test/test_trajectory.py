@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from robot_sm.control import MinimalTimeJointTrajectory, Path, RobotState, TrajectoryFollower
+from robot_sm_control import MinimalTimeJointTrajectory, Path, RobotState, TrajectoryFollower
 
 EMPTY = RobotState()
 
@@ -104,11 +104,9 @@ def test_minimal_time_trajectory_checks_joints_and_tolerances() -> None:
 
 def test_path_accessors() -> None:
     path = Path([[0.0, 1.0], [2.0, 3.0]])
-    assert path.get_waypoints_count() == 2
-    np.testing.assert_array_equal(path.get_waypoint_by_index(1), [2.0, 3.0])
-    for index in (2, -1):
-        with pytest.raises(IndexError):
-            path.get_waypoint_by_index(index)
+    np.testing.assert_array_equal(path.waypoints, [[0.0, 1.0], [2.0, 3.0]])
+    with pytest.raises(ValueError, match='read-only'):
+        path.waypoints[0, 0] = 5.0
     with pytest.raises(ValueError, match='2-D'):
         Path([0.0, 1.0])
     with pytest.raises(ValueError, match='finite'):
@@ -120,9 +118,8 @@ def test_follower_needs_a_trajectory_and_a_reset() -> None:
     assert not follower.reset(EMPTY, None, 0.0)
     assert follower.forward(EMPTY, None, 0.0) is None
     follower.set_trajectory(example_trajectory())
-    assert follower.has_trajectory()
     assert follower.forward(EMPTY, None, 0.0) is None  # not reset yet
-    assert follower.has_trajectory()
+    assert follower.reset(EMPTY, None, 0.0)  # still there
 
 
 def test_follower_plays_from_the_reset_time_inclusive_of_both_ends() -> None:
@@ -134,7 +131,7 @@ def test_follower_plays_from_the_reset_time_inclusive_of_both_ends() -> None:
     assert start is not None and start.joints.positions[0] == pytest.approx(0.0)
     end = follower.forward(EMPTY, None, 1.0 + trajectory.duration)
     assert end is not None and end.joints.positions[0] == pytest.approx(2.0)
-    assert follower.has_trajectory()
+    assert follower.reset(EMPTY, None, 20.0)  # still there
 
 
 @pytest.mark.parametrize('offset', [-0.01, 0.01])
@@ -145,7 +142,6 @@ def test_follower_drops_the_trajectory_outside_its_span(offset: float) -> None:
     follower.reset(EMPTY, None, 1.0)
     t = 1.0 + offset if offset < 0 else 1.0 + trajectory.duration + offset
     assert follower.forward(EMPTY, None, t) is None
-    assert not follower.has_trajectory()
     assert follower.forward(EMPTY, None, 2.0) is None  # does not resume
     assert not follower.reset(EMPTY, None, 2.0)
 

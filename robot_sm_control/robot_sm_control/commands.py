@@ -1,29 +1,132 @@
 """
-Many robots' command controllers of one kind, stepped together in one vectorised call.
+Command controllers: commands set sticky goals, every step turns them into clipped controls.
+
+The cycle, for one robot (:class:`CommandController`) or many stepped together in one
+vectorised call (:class:`ControllerGroup`): ``update_goal`` clips and scales a command and
+turns it into a goal; ``step`` computes the control that pursues the goal and clips it to the
+control limits. Goals are sticky: the last one is pursued at every step until ``reset``. A step
+without a goal first sets the *no-op* goal, which holds the robot where it is (current
+positions, or zero velocity), so a robot with no orders does not move.
 
 A :class:`ControllerGroup` serves every robot that shares a control law and its configuration
 (for a fleet of identical robots: one group per body part). Each member gets a stable slot index
 from :meth:`ControllerGroup.add_member`; per-member goals, flags and last controls live in rows
-of shared arrays, so :meth:`ControllerGroup.step` computes every member's control with one call
-of the law instead of a Python loop over robots.
-
-Removing a member only marks its slot as a *tombstone*: no other member's index changes, and the
-lowest tombstoned slot is reused (cleared) by the next :meth:`~ControllerGroup.add_member`. A
-disabled member keeps its goal and its last control but is not written by a step. Goals are
-sticky until :meth:`~ControllerGroup.reset`, as in the single-robot
-:class:`~robot_sm.control.CommandController`.
+of shared arrays. Removing a member only marks its slot as a *tombstone*: no other member's
+index changes, and the lowest tombstoned slot is reused (cleared) by the next
+:meth:`~ControllerGroup.add_member`. A disabled member keeps its goal and its last control but
+is not written by a step.
 """
 
 from typing import Any, Dict, Mapping, NamedTuple, Optional
 
 import numpy as np
 
-from robot_sm.control.arrays import as_rows, as_vector, BoolArray, FloatArray, IntArray
-from robot_sm.control.command_controller import (
-    batch_of_one, check_goal, goal_from_vector, goal_to_vector)
-from robot_sm.control.command_scaling import LimitsSpec, make_scaling
-from robot_sm.control.control_law import ControlLaw, Goals, States
-from robot_sm.control.control_limits import ControlType
+from robot_sm_control.arrays import (
+    as_float_array, as_rows, as_vector, BoolArray, FloatArray, IntArray)
+from robot_sm_control.laws import ControlLaw, Goals, States
+from robot_sm_control.limits import ControlType, LimitsSpec, make_scaling
+
+
+def batch_of_one(state: States) -> Dict[str, FloatArray]:
+    """Return a single robot's state as a batch of one."""
+    return {key: as_float_array(value, key)[None] for key, value in state.items()}
+
+
+def check_goal(law: ControlLaw, goal: Mapping[str, Any]) -> Goals:
+    """
+    Return ``goal`` (one robot) as arrays of the law's goal shapes.
+
+    :raises ValueError: for missing keys, wrong shapes or non-finite values.
+    """
+    if set(goal) != set(law.goal_shapes):
+        raise ValueError(f'goal: must have the keys {sorted(law.goal_shapes)}, got {sorted(goal)}')
+    checked = {}
+    for key, shape in law.goal_shapes.items():
+        array = as_float_array(goal[key], f'goal {key!r}')
+        if array.shape != shape:
+            raise ValueError(f'goal {key!r}: must have shape {shape}, got {array.shape}')
+        if not np.isfinite(array).all():
+            raise ValueError(f'goal {key!r}: must be finite')
+        checked[key] = array
+    return checked
+
+
+class CommandController:
+    """One robot's command-to-control cycle around a :class:`~robot_sm_control.laws.ControlLaw`."""
+
+    def __init__(self, law: ControlLaw, command_input_limits: LimitsSpec = 'default',
+                 command_output_limits: LimitsSpec = 'default') -> None:
+        """
+        Run ``law`` with the given command limits (see :mod:`robot_sm_control.limits`).
+
+        :raises ValueError: for limits that cannot be used.
+        """
+        self.law = law
+        self.scaling = make_scaling(law.command_dim, command_input_limits, command_output_limits,
+                                    law.default_output_limits)
+        self._goal: Optional[Goals] = None
+        self._control: Optional[FloatArray] = None
+
+    @property
+    def command_dim(self) -> int:
+        """Size of a command."""
+        return self.law.command_dim
+
+    @property
+    def control_dim(self) -> int:
+        """Size of a control."""
+        return self.law.control_dim
+
+    @property
+    def control_type(self) -> ControlType:
+        """Return what the controls set."""
+        return self.law.control_type
+
+    @property
+    def goal(self) -> Optional[Goals]:
+        """Return a copy of the current goal, or None if there is none."""
+        return None if self._goal is None else {k: v.copy() for k, v in self._goal.items()}
+
+    @property
+    def control(self) -> Optional[FloatArray]:
+        """Return the last control returned by :meth:`step`, or None."""
+        return None if self._control is None else self._control.copy()
+
+    def update_goal(self, command: Any, state: States) -> None:
+        """
+        Set the goal from ``command``, given the robot's current ``state``.
+
+        :raises ValueError: if the command has the wrong length or is not finite, or the goal it
+            gives is not finite (e.g. a delta command on a NaN joint reading); the goal is then
+            unchanged.
+        """
+        command = as_vector(command, 'command', self.command_dim)
+        goals = self.law.goals_from_commands(self.scaling.preprocess(command[None]),
+                                             batch_of_one(state))
+        self._goal = check_goal(self.law, {key: value[0] for key, value in goals.items()})
+
+    def step(self, state: States) -> FloatArray:
+        """
+        Return the clipped control for the current goal (the no-op goal if there is none).
+
+        :raises ValueError: if the control is not finite (a NaN in ``state``); nothing is stored.
+        """
+        batch = batch_of_one(state)
+        goal = self._goal
+        if goal is None:
+            goal = {key: value[0] for key, value in self.law.no_op_goals(batch).items()}
+        control = self.law.clip_control(self.law.compute_control(
+            {key: value[None] for key, value in goal.items()}, batch))[0]
+        if not np.isfinite(control).all():
+            raise ValueError(f'control is not finite ({control}); check the robot state')
+        self._goal = goal
+        self._control = control
+        return control.copy()
+
+    def reset(self) -> None:
+        """Drop the goal, so that the next step holds the robot where it is then."""
+        self._goal = None
+        self._control = None
 
 
 def _resized(array: Any, capacity: int) -> Any:
@@ -46,7 +149,7 @@ class GroupControl(NamedTuple):
 
 
 class ControllerGroup:
-    """A batch of command controllers sharing one :class:`~robot_sm.control.ControlLaw`."""
+    """A batch of command controllers sharing one :class:`~robot_sm_control.laws.ControlLaw`."""
 
     def __init__(self, law: ControlLaw, command_input_limits: LimitsSpec = 'default',
                  command_output_limits: LimitsSpec = 'default', capacity: int = 8) -> None:
@@ -85,19 +188,9 @@ class ControllerGroup:
         return self._size
 
     @property
-    def n_active(self) -> int:
-        """Return the number of registered (not tombstoned) members."""
-        return int(np.count_nonzero(~self._tombstone[:self._size]))
-
-    @property
     def control_type(self) -> ControlType:
         """Return what the controls set."""
         return self.law.control_type
-
-    @property
-    def state_size(self) -> int:
-        """Length of :meth:`serialize`'s output: a goal-set flag and the goal."""
-        return self.law.goal_dim + 1
 
     def add_member(self, control_enabled: bool = True) -> int:
         """Register a member in the lowest tombstoned slot, or a new one; return its index."""
@@ -123,10 +216,6 @@ class ControllerGroup:
         self._registered(index)
         self._tombstone[index] = True
 
-    def has_no_active_members(self) -> bool:
-        """Return True if every slot is tombstoned (or there are none)."""
-        return bool(self._tombstone[:self._size].all())
-
     def is_registered(self, index: int) -> bool:
         """Return True if slot ``index`` exists and is not tombstoned."""
         return 0 <= index < self._size and not self._tombstone[index]
@@ -135,10 +224,6 @@ class ControllerGroup:
         """Enable or disable member ``index`` (a disabled member keeps its goal and control)."""
         self._registered(index)
         self._enabled[index] = bool(enabled)
-
-    def is_control_enabled(self, index: int) -> bool:
-        """Return True if member ``index`` is enabled."""
-        return bool(self._enabled[self._slot(index)])
 
     def _slot(self, index: int) -> int:
         if not isinstance(index, (int, np.integer)) or not 0 <= index < self._size:
@@ -268,52 +353,3 @@ class ControllerGroup:
         """Return member ``index``'s last stored control, or None if it has none."""
         index = self._slot(index)
         return self._controls[index].copy() if self._has_control[index] else None
-
-    def compute_no_op_action(self, index: int, state: States) -> FloatArray:
-        """
-        Return the command (command space) that holds member ``index`` where it is.
-
-        :raises ValueError: if the law has no no-op command (effort control).
-        """
-        self._registered(index)
-        return self.scaling.reverse(self.law.no_op_commands(batch_of_one(state)))[0]
-
-    # -- state -------------------------------------------------------------------------------
-
-    def dump_state(self, index: int) -> Dict[str, Any]:
-        """Return member ``index``'s state: ``{'goal_set': bool, 'goal': dict}``."""
-        index = self._slot(index)
-        return {'goal_set': bool(self._goal_set[index]),
-                'goal': {key: values[index].copy() for key, values in self._goals.items()}}
-
-    def load_state(self, index: int, state: Mapping[str, Any]) -> None:
-        """
-        Restore member ``index`` (registering it again if tombstoned) from :meth:`dump_state`.
-
-        The loaded goal may be stale, so the member is marked as having no goal: its next step
-        holds it where it is then.
-
-        :raises ValueError: for a malformed goal.
-        """
-        index = self._slot(index)
-        goal = check_goal(self.law, state['goal'])
-        for key, values in goal.items():
-            self._goals[key][index] = values
-        self._goal_set[index] = False
-        self._tombstone[index] = False
-
-    def serialize(self, index: int) -> FloatArray:
-        """Return member ``index``'s state as ``[goal set, goal values...]``."""
-        state = self.dump_state(index)
-        return np.concatenate(([float(state['goal_set'])],
-                               goal_to_vector(self.law, state['goal'])))
-
-    def deserialize(self, index: int, values: Any) -> None:
-        """
-        Restore member ``index`` from :meth:`serialize`'s output (see :meth:`load_state`).
-
-        :raises ValueError: for a wrong length or non-finite values.
-        """
-        array = as_vector(values, 'state', self.state_size)
-        self.load_state(index, {'goal_set': bool(array[0]),
-                                'goal': goal_from_vector(self.law, array[1:])})

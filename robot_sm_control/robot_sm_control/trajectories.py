@@ -1,21 +1,40 @@
 """
-Joint-space paths and the minimal-time trajectory through their waypoints.
+Trajectories in joint space, and the controller that plays them against the caller's clock.
 
-:meth:`Path.to_minimal_time_joint_trajectory` times a piecewise-linear joint-space path so that
-the robot stops at every waypoint and, on every segment, all joints start and finish together
-(the path keeps its straight-line shape in joint space) in the least time that the joint
-velocity and acceleration limits allow: a trapezoidal speed profile, or a triangular one when the
-segment is too short to reach the speed limit.
+A :class:`Trajectory` gives a desired robot state for every time from 0 to its duration; it must
+be continuous in time (interpolate between its samples), since the control loop samples it at
+whatever times it runs. :meth:`Path.to_minimal_time_joint_trajectory` times a piecewise-linear
+joint-space path so that the robot stops at every waypoint and, on every segment, all joints
+start and finish together (the path keeps its straight-line shape in joint space) in the least
+time that the joint velocity and acceleration limits allow: a trapezoidal speed profile, or a
+triangular one when the segment is too short to reach the speed limit.
+
+:class:`TrajectoryFollower`: ``set_trajectory``, then ``reset`` (which records the start time),
+then ``forward`` every step. Outside [start, start + duration] the trajectory is finished: it is
+dropped and ``forward`` returns None until a new one is set and the follower reset again.
 """
 
+from abc import ABC, abstractmethod
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from robot_sm.control.arrays import as_float_array, as_vector, FloatArray, frozen
-from robot_sm.control.joint_state import JointState
-from robot_sm.control.robot_state import RobotState
-from robot_sm.control.trajectory import Trajectory
+from robot_sm_control.arrays import as_float_array, as_vector, FloatArray, frozen
+from robot_sm_control.controllers import Controller
+from robot_sm_control.states import JointState, RobotState
+
+
+class Trajectory(ABC):
+    """A continuous-time desired state, defined from time 0 to :attr:`duration` seconds."""
+
+    @property
+    @abstractmethod
+    def duration(self) -> float:
+        """Length of the trajectory in seconds."""
+
+    @abstractmethod
+    def get_target_state(self, time: float) -> Optional[RobotState]:
+        """Return the desired state ``time`` seconds after the start, or None if undefined."""
 
 
 class Path:
@@ -34,24 +53,10 @@ class Path:
             raise ValueError('waypoints: must be finite')
         self._waypoints = frozen(array)
 
-    def get_waypoints(self) -> FloatArray:
-        """Return the (M, n_joints) waypoints (read-only)."""
+    @property
+    def waypoints(self) -> FloatArray:
+        """Waypoints, an (M, n_joints) read-only array."""
         return self._waypoints
-
-    def get_waypoints_count(self) -> int:
-        """Return the number of waypoints."""
-        return int(self._waypoints.shape[0])
-
-    def get_waypoint_by_index(self, index: int) -> FloatArray:
-        """
-        Return waypoint ``index`` (0-based; negative indices are not accepted).
-
-        :raises IndexError: if ``index`` is out of range.
-        """
-        if not 0 <= index < self._waypoints.shape[0]:
-            raise IndexError(f'waypoint index {index} out of range '
-                             f'[0, {self._waypoints.shape[0]})')
-        return self._waypoints[index]
 
     def to_minimal_time_joint_trajectory(
             self, max_velocities: Any, max_accelerations: Any, robot_joint_space: Sequence[str],
@@ -82,7 +87,7 @@ class MinimalTimeJointTrajectory(Trajectory):
             waypoints, a tolerance is not positive, or two consecutive waypoints are equal within
             the tolerances.
         """
-        waypoints = path.get_waypoints()
+        waypoints = path.waypoints
         count, joints = waypoints.shape
         velocity = as_vector(max_velocities, 'max_velocities', joints)
         acceleration = as_vector(max_accelerations, 'max_accelerations', joints)
@@ -160,3 +165,44 @@ class MinimalTimeJointTrajectory(Trajectory):
         return RobotState(joints=JointState.from_name(
             self._space, positions=(self._active, positions),
             velocities=(self._active, velocities)))
+
+
+class TrajectoryFollower(Controller):
+    """Follow a trajectory from the time of the last reset."""
+
+    def __init__(self) -> None:
+        """Start with no trajectory."""
+        self._trajectory: Optional[Trajectory] = None
+        self._start: Optional[float] = None
+
+    def set_trajectory(self, trajectory: Trajectory) -> None:
+        """Store ``trajectory``; it starts at the next ``reset``."""
+        if not isinstance(trajectory, Trajectory):
+            raise ValueError(f'set_trajectory: {trajectory!r} is not a Trajectory')
+        self._trajectory = trajectory
+        self._start = None
+
+    def reset(self, estimated_state: RobotState, setpoint_state: Optional[RobotState],
+              t: float, **kwargs: Any) -> bool:
+        """Start the stored trajectory at time ``t``; False if there is none."""
+        if self._trajectory is None:
+            return False
+        self._start = t
+        return True
+
+    def forward(self, estimated_state: RobotState, setpoint_state: Optional[RobotState],
+                t: float, **kwargs: Any) -> Optional[RobotState]:
+        """
+        Return the trajectory's state at ``t - start``; None before reset or outside its span.
+
+        Both ends are included. A time outside [0, duration] finishes the trajectory: it is
+        dropped, so a later ``forward`` does not resume it.
+        """
+        if self._trajectory is None or self._start is None:
+            return None
+        elapsed = t - self._start
+        if not 0.0 <= elapsed <= self._trajectory.duration:
+            self._trajectory = None
+            self._start = None
+            return None
+        return self._trajectory.get_target_state(elapsed)
