@@ -19,7 +19,7 @@ a readable length.
 import array
 from dataclasses import dataclass, field, fields
 import math
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Type, TypeVar
+from typing import Any, Callable, ClassVar, Dict, Mapping, Optional, Sequence, Type, TypeVar
 
 from robot_sm.quoting import quoted
 
@@ -170,8 +170,8 @@ def validate_all(specs: Sequence[Param], values: Mapping[str, Any]) -> Dict[str,
 #
 # A core's configuration is a frozen dataclass whose fields are named like the parameters that set
 # them. The specs live beside it; the dataclass takes its defaults from them (:func:`defaults`),
-# checks its fields with them in ``__post_init__`` (:func:`check_fields`), and a node builds it
-# from its declared values with :func:`config_from`. One spec per parameter: one default, one
+# checks its fields with them (:class:`Settings`), and a node builds it from its declared values
+# with :func:`config_from`. One spec per parameter: one default, one
 # rule, one error format, for the node and for the core used on its own.
 
 
@@ -181,19 +181,27 @@ def defaults(specs: Sequence[Param]) -> Callable[[str], Any]:
     return by_name.__getitem__
 
 
-def check_fields(config: Any, specs: Sequence[Param]) -> None:
+class Settings:
     """
-    Validate the fields of the frozen dataclass ``config`` that ``specs`` name, in place.
+    Base of a core's settings: a frozen dataclass whose fields are named like its parameters.
 
-    Each value is replaced by its converted form (an int given for a float becomes a float). A
-    field holding None is left alone: where a core allows None it means "off".
-
-    :raises ConfigurationError: for the first field with the wrong type or out of its bounds.
+    After ``__init__`` every field that one of ``SPECS`` names is validated and converted in place
+    (an int given for a float becomes a float). A field holding None is left alone: where a core
+    allows None it means "off".
     """
-    for spec in specs:
-        value = getattr(config, spec.name)
-        if value is not None:
-            object.__setattr__(config, spec.name, validate(spec, value))
+
+    SPECS: ClassVar[Sequence[Param]] = ()
+
+    def __post_init__(self) -> None:
+        """
+        Validate the fields ``SPECS`` name.
+
+        :raises ConfigurationError: for the first field with the wrong type or out of its bounds.
+        """
+        for spec in self.SPECS:
+            value = getattr(self, spec.name)
+            if value is not None:
+                object.__setattr__(self, spec.name, validate(spec, value))
 
 
 def config_from(config_class: Type[ConfigT], values: Mapping[str, Any]) -> ConfigT:

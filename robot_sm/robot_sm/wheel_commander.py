@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from robot_sm.parameters import check_fields, defaults, duration, Param
+from robot_sm.parameters import defaults, duration, Param, Settings
 from robot_sm_control import limited_wheel_velocities, low_pass_weight, wheel_velocities
 
 
@@ -55,8 +55,10 @@ ZERO = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
-class WheelSettings:
+class WheelSettings(Settings):
     """The drive's dimensions and wheel names, its speed limit, filter and command timeout."""
+
+    SPECS = WHEEL_PARAMETERS
 
     wheel_radius: float = _default('wheel_radius')
     wheel_base: float = _default('wheel_base')
@@ -66,10 +68,6 @@ class WheelSettings:
     #: Weight of a new command per ``filter_period``; 1: no filter.
     filter_alpha: float = _default('filter_alpha')
     command_timeout: float = _default('command_timeout')
-
-    def __post_init__(self) -> None:
-        """Reject values the commander cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, WHEEL_PARAMETERS)
 
 
 class WheelCommander:

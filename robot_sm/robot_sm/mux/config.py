@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from robot_sm.mux.status import Mode
-from robot_sm.parameters import check_fields, defaults, duration, Param
+from robot_sm.parameters import defaults, duration, Param, Settings
 
 #: Values of ``teleop_timeout_mode``: the mode to fall back to when teleoperation goes idle.
 TELEOP_TIMEOUT_MODES = ('stopped', 'previous')
@@ -50,8 +50,10 @@ _default = defaults(MUX_PARAMETERS)
 
 
 @dataclass(frozen=True)
-class MuxConfig:
+class MuxConfig(Settings):
     """Timeouts, limits and options of the mux; times in seconds, velocities in SI units."""
+
+    SPECS = MUX_PARAMETERS
 
     teleoperation_idle_timer: float = _default('teleoperation_idle_timer')
     teleop_timeout_mode: str = _default('teleop_timeout_mode')
@@ -63,10 +65,6 @@ class MuxConfig:
     supervisor_timeout: float = _default('supervisor_timeout')
     max_linear_velocity: float = _default('max_linear_velocity')
     max_angular_velocity: float = _default('max_angular_velocity')
-
-    def __post_init__(self) -> None:
-        """Reject values the mux cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, MUX_PARAMETERS)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from robot_sm.grid.occupancy_grid import OccupancyGrid
-from robot_sm.parameters import check_fields, defaults, duration, Param
+from robot_sm.parameters import defaults, duration, Param, Settings
 from robot_sm.planar import Pose2D, wrap_angle
 
 BASE_PARAMETERS = (
@@ -23,17 +23,15 @@ _default = defaults(BASE_PARAMETERS)
 
 
 @dataclass(frozen=True)
-class BaseSettings:
+class BaseSettings(Settings):
     """The simulated base's size, wheels and command watchdog."""
+
+    SPECS = BASE_PARAMETERS
 
     robot_radius: float = _default('robot_radius')
     wheel_radius: float = _default('wheel_radius')
     wheel_base: float = _default('wheel_base')
     command_timeout: float = _default('command_timeout')
-
-    def __post_init__(self) -> None:
-        """Reject values the simulation cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, BASE_PARAMETERS)
 
 
 class DiffDriveBase:

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from robot_sm.grid.occupancy_grid import OccupancyGrid
-from robot_sm.parameters import check_fields, defaults, Param
+from robot_sm.parameters import defaults, Param, Settings
 from robot_sm.planar import Pose2D
 
 SENSOR_PARAMETERS = (
@@ -20,16 +20,14 @@ _default = defaults(SENSOR_PARAMETERS)
 
 
 @dataclass(frozen=True)
-class SensorSettings:
+class SensorSettings(Settings):
     """How far, how wide and how finely the simulated sensor sees."""
+
+    SPECS = SENSOR_PARAMETERS
 
     sensor_range: float = _default('sensor_range')
     sensor_fov: float = _default('sensor_fov')
     sensor_rays: int = _default('sensor_rays')
-
-    def __post_init__(self) -> None:
-        """Reject values the sensor cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, SENSOR_PARAMETERS)
 
 
 class RangeSensor:

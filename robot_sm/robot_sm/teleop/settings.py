@@ -11,7 +11,7 @@ whether the node or a caller in Python gives the value.
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from robot_sm.parameters import check_fields, ConfigurationError, defaults, Param, validate
+from robot_sm.parameters import ConfigurationError, defaults, Param, Settings, validate
 from robot_sm.teleop.controller import HANDS
 
 #: Values of ``twist_axis``: the twist about fixed world Z, or about the controller's own Z.
@@ -95,8 +95,10 @@ def checked(name: str, value: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class TeleopSettings:
+class TeleopSettings(Settings):
     """Everything configurable about the pipelines (the IK's settings: :class:`IkSettings`)."""
+
+    SPECS = TELEOP_PARAMETERS
 
     control_hand: str = _teleop_default('control_hand')
     arm_hand: str = _teleop_default('arm_hand')
@@ -125,7 +127,7 @@ class TeleopSettings:
 
     def __post_init__(self) -> None:
         """Reject values the pipelines cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, TELEOP_PARAMETERS)
+        super().__post_init__()
         if self.button_release_threshold > self.button_threshold:
             raise ConfigurationError(
                 "parameter 'button_release_threshold' must be <= button_threshold "
@@ -133,8 +135,10 @@ class TeleopSettings:
 
 
 @dataclass(frozen=True)
-class IkSettings:
+class IkSettings(Settings):
     """The IK's frames, joints and solver settings (:class:`~robot_sm.teleop.ik.PositionIk`)."""
+
+    SPECS = IK_PARAMETERS
 
     ee_frame: str = _ik_default('ee_frame')
     arm_joints: Sequence[str] = _ik_default('arm_joints')
@@ -148,7 +152,3 @@ class IkSettings:
     ik_max_iterations: int = _ik_default('ik_max_iterations')
     ik_tolerance: float = _ik_default('ik_tolerance')
     ik_max_step: float = _ik_default('ik_max_step')
-
-    def __post_init__(self) -> None:
-        """Reject values the IK cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, IK_PARAMETERS)

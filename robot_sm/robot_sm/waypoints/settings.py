@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from robot_sm.parameters import check_fields, defaults, Param
+from robot_sm.parameters import defaults, Param, Settings
 
 
 def _routine_names(names: List[str]) -> Optional[str]:
@@ -27,13 +27,11 @@ _default = defaults(STORE_PARAMETERS)
 
 
 @dataclass(frozen=True)
-class StoreSettings:
+class StoreSettings(Settings):
     """The routines waypoints may name, and the radii within which two goals count as one."""
+
+    SPECS = STORE_PARAMETERS
 
     waypoint_routines: Sequence[str] = _default('waypoint_routines')
     failed_goal_tolerance: float = _default('failed_goal_tolerance')
     exploration_goal_tolerance: float = _default('exploration_goal_tolerance')
-
-    def __post_init__(self) -> None:
-        """Reject values the store cannot work with (:class:`ConfigurationError`)."""
-        check_fields(self, STORE_PARAMETERS)
