@@ -83,7 +83,6 @@ fi
 inputs=$( { find robot_sm_msgs -type f | sort | xargs cat;
             cat robot_sm/setup.py robot_sm/setup.cfg robot_sm/package.xml robot_sm/plugin.xml;
             cat robot_sm_control/setup.py robot_sm_control/setup.cfg robot_sm_control/package.xml;
-            find robot_sm_control/robot_sm_control -name '*.py' | sort;
             find robot_sm/launch robot_sm/config robot_sm/resource -type f 2>/dev/null | sort;
             echo "$want"; } | sha256sum | cut -d' ' -f1)
 if [ "$(cat build/.inputs.sha 2>/dev/null)" != "$inputs" ] || [ ! -f install/setup.bash ]; then
