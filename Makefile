@@ -1,5 +1,5 @@
 # robot_sm: the two commands are `make demo` and `make test`. Both set everything up first.
-.PHONY: all setup test demo bench lint clean
+.PHONY: all setup test demo bench docs lint clean
 
 PYTEST_ARGS ?=
 
@@ -16,6 +16,9 @@ demo: setup
 
 bench: setup
 	@tools/with_ros_env.sh python bench/run_all.py
+
+docs: setup
+	@tools/with_ros_env.sh python -m robot_sm.reference
 
 clean:
 	rm -rf build install log setup.env

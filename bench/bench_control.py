@@ -5,9 +5,12 @@ Benchmark the controller library.
    :class:`CommandController` objects doing the same work, for 1, 100, 1,000 and 10,000 robots
    (a 7-DOF arm, delta joint-position commands): one control tick with sticky goals (step only)
    and with new goals for every robot (update + step). The outputs are checked to be equal.
-2. The seed's chain, ``SequentialController([DifferentialDriveController,
-   LowPassFilterController])``, per ``forward`` call, against the drive alone and against the same
-   arithmetic in bare numpy.
+2. The base controller's wheel path: :class:`robot_sm.wheel_commander.WheelCommander` (one
+   ``command`` and one ``update``, filter on) against the seed's chain of the library,
+   ``SequentialController([DifferentialDriveController, LowPassFilterController])`` (per
+   ``forward``, and with the setpoint built per message, as the base controller did before it
+   used the library's arithmetic directly), the drive alone, and the same arithmetic in bare
+   numpy.
 
 Run with ``tools/with_ros_env.sh python bench/bench_control.py``; results go to
 ``bench/results/control.json``.
@@ -19,7 +22,8 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 from report import print_table, save, summary
-from robot_sm.control import (
+from robot_sm.wheel_commander import WheelCommander, WheelSettings
+from robot_sm_control import (
     CommandController, ControllerGroup, ControlLimits, DifferentialDriveController, JOINT_POSITION,
     JointLaw, JointState, LowPassFilterController, RobotState, RootState, SequentialController,
     wheel_velocities)
@@ -120,6 +124,12 @@ def bench_chain() -> List[Dict[str, Any]]:
                                   LowPassFilterController(WHEELS, alpha=0.01)])
     assert chain.reset(estimated, None, 0.0)
     filtered = np.zeros((3, 2))
+    commander = WheelCommander(WheelSettings(0.03, 0.1125, filter_alpha=0.01,
+                                             command_timeout=10.0), filter_period=0.01)
+
+    def wheel_path(i: int) -> None:
+        commander.command(linear[i], angular[i], 0.01 * i)
+        commander.update(0.01 * i)
 
     def bare(i: int) -> None:
         nonlocal filtered
@@ -130,6 +140,7 @@ def bench_chain() -> List[Dict[str, Any]]:
 
     results = {
         'bare numpy (kinematics + filter)': per_call(bare, calls),
+        'WheelCommander (command + update)': per_call(wheel_path, calls),
         'DifferentialDriveController': per_call(
             lambda i: drive.forward(estimated, setpoints[i], 0.01 * i), calls),
         'Sequential[DiffDrive, LowPass]': per_call(
@@ -150,7 +161,7 @@ def main() -> None:
                 group_rows)
     print()
     chain_rows = bench_chain()
-    print_table('Per forward() call, the seed chain (20,000 calls)', chain_rows)
+    print_table('Per call: the wheel path and the seed chain (20,000 calls)', chain_rows)
     path = save('control', {
         'machine': platform.processor() or platform.machine(), 'python': platform.python_version(),
         'numpy': np.__version__, 'group_vs_loop': group_rows, 'chain_per_call': chain_rows})

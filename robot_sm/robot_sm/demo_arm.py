@@ -27,10 +27,10 @@ import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.bringup import SIMULATION, SuiteProcess, TELEOP
-from robot_sm.control import ControlType
 from robot_sm.resources import share_directory
 from robot_sm.sim import ArmModel
 from robot_sm.xr.session import XrSession
+from robot_sm_control import ControlType
 from robot_sm_msgs.msg import ExecutionState
 from sensor_msgs.msg import JointState, Joy
 from std_msgs.msg import Bool

@@ -17,11 +17,14 @@ a readable length.
 """
 
 import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 import math
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, Mapping, Optional, Sequence, Type, TypeVar
 
 from robot_sm.quoting import quoted
+
+#: A core's configuration: a dataclass whose fields are named like its parameters.
+ConfigT = TypeVar('ConfigT')
 
 #: The kinds of value a parameter can hold.
 KINDS = ('float', 'int', 'bool', 'str', 'float_list', 'int_list', 'str_list')
@@ -161,3 +164,47 @@ def validate_all(specs: Sequence[Param], values: Mapping[str, Any]) -> Dict[str,
     :raises ConfigurationError: for the first value with the wrong type or out of its bounds.
     """
     return {spec.name: validate(spec, values.get(spec.name, spec.default)) for spec in specs}
+
+
+# Core configurations ----------------------------------------------------------------------------
+#
+# A core's configuration is a frozen dataclass whose fields are named like the parameters that set
+# them. The specs live beside it; the dataclass takes its defaults from them (:func:`defaults`),
+# checks its fields with them (:class:`Settings`), and a node builds it from its declared values
+# with :func:`config_from`. One spec per parameter: one default, one
+# rule, one error format, for the node and for the core used on its own.
+
+
+def defaults(specs: Sequence[Param]) -> Callable[[str], Any]:
+    """Return a function giving the default of the spec named by its argument."""
+    by_name = {spec.name: spec.default for spec in specs}
+    return by_name.__getitem__
+
+
+class Settings:
+    """
+    Base of a core's settings: a frozen dataclass whose fields are named like its parameters.
+
+    After ``__init__`` every field that one of ``SPECS`` names is validated and converted in place
+    (an int given for a float becomes a float). A field holding None is left alone: where a core
+    allows None it means "off".
+    """
+
+    SPECS: ClassVar[Sequence[Param]] = ()
+
+    def __post_init__(self) -> None:
+        """
+        Validate the fields ``SPECS`` name.
+
+        :raises ConfigurationError: for the first field with the wrong type or out of its bounds.
+        """
+        for spec in self.SPECS:
+            value = getattr(self, spec.name)
+            if value is not None:
+                object.__setattr__(self, spec.name, validate(spec, value))
+
+
+def config_from(config_class: Type[ConfigT], values: Mapping[str, Any]) -> ConfigT:
+    """Return ``config_class`` built from the entries of ``values`` named like its fields."""
+    names = {item.name for item in fields(config_class)}  # type: ignore[arg-type]
+    return config_class(**{name: value for name, value in values.items() if name in names})

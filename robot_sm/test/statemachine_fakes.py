@@ -19,6 +19,7 @@ from robot_sm.statemachine.states import Idle
 from robot_sm.waypoints.data_store import DataStore
 from robot_sm.waypoints.errors import RequestError
 from robot_sm.waypoints.pose import Pose as CorePose
+from robot_sm.waypoints.settings import StoreSettings
 from robot_sm.waypoints.waypoint_list import WaypointList
 
 NODE_DEFAULTS = {'boot_up_service': '', 'map_frame': 'map'}
@@ -64,7 +65,7 @@ class FakeSuite:
     """The service provider and mux as the states see them: services answered at once."""
 
     def __init__(self, routines: Tuple[str, ...] = ('Scripted',)) -> None:
-        self.store = DataStore(WaypointList(), routines=routines)
+        self.store = DataStore(WaypointList(), StoreSettings(waypoint_routines=routines))
         self.calls: List[Tuple[str, Dict[str, Any]]] = []
         self.ready: Optional[Set[str]] = None  # None: every service is available
         self.answers: Dict[str, Callable[[Dict[str, Any]], Any]] = {}

@@ -1,5 +1,7 @@
 """robot-sm without a suite: usage errors, an unreachable suite, plugin listing."""
 
+import argparse
+import inspect
 import json
 import os
 import pathlib
@@ -9,7 +11,7 @@ from typing import List
 
 from operator_suite import cli_command
 import pytest
-from robot_sm.cli import build_parser, main
+from robot_sm.cli import build_parser, main, Ros2Command, VERBS
 
 
 def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
@@ -89,3 +91,47 @@ def test_the_cli_works_without_argcomplete(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(sys.modules, 'argcomplete', None)  # import argcomplete fails
     assert main(['--help']) == 0
     assert 'robot-sm' in capsys.readouterr().out
+
+
+def subcommands(parser: argparse.ArgumentParser, prefix: str = '') -> List[str]:
+    """Return the words of every verb the parser has, 'group verb' for grouped ones."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action._name_parser_map.items():
+                found += subcommands(sub, f'{prefix}{name} ') or [f'{prefix}{name}']
+    return found
+
+
+def test_robot_sm_and_ros2_robot_sm_have_every_verb_of_the_table_with_its_docstring() -> None:
+    ros2 = argparse.ArgumentParser(prog='ros2 robot_sm')
+    Ros2Command().add_arguments(ros2, 'ros2 robot_sm')
+    assert subcommands(build_parser()) == subcommands(ros2) == list(VERBS)
+    for words, verb in VERBS.items():
+        args = build_parser().parse_args([*words.split(), *REQUIRED.get(words, [])])
+        assert args.run_verb is verb
+        summary = inspect.getdoc(verb.function).splitlines()[0]
+        page = subprocess.run([sys.executable, '-m', 'robot_sm.cli', *words.split(), '--help'],
+                              capture_output=True, text=True, timeout=60).stdout
+        assert summary in ' '.join(page.split()), (words, page)
+
+
+#: Arguments a verb cannot be parsed without.
+REQUIRED = {'estop': ['on'], 'mode': ['stopped'], 'reverse': ['off'], 'waypoint add': ['1', '2'],
+            'waypoint move': ['0', '1', '2'], 'waypoint remove': ['0'],
+            'waypoint routine': ['0', ''], 'goal send': ['1', '2']}
+
+
+def test_goal_cancel_is_a_verb_and_send_may_be_left_out() -> None:
+    assert build_parser().parse_args(['goal', 'cancel']).run_verb is VERBS['goal cancel']
+    for argv in (['goal', 'send', '1', '2.5'], ['goal', '1', '2.5']):
+        args = build_parser().parse_args(argv)
+        assert args.run_verb is VERBS['goal send'] and (args.x, args.y, args.yaw) == (1, 2.5, 0)
+    assert main(['goal', 'cancel', '1']) == 2  # cancel takes nothing: no X doubles as a verb
+    assert main(['goal', 'send', 'cancel', '1']) == 2
+
+
+def test_tab_completes_the_goal_verbs(tmp_path: pathlib.Path) -> None:
+    pytest.importorskip('argcomplete')
+    assert complete(tmp_path, 'robot-sm goal s') == ['send']
+    assert complete(tmp_path, 'robot-sm goal c') == ['cancel']

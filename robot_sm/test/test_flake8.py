@@ -6,8 +6,9 @@ from ament_flake8.main import main_with_errors
 import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
-#: Beside the package in this repository: benchmarks and setup tools are held to the same style.
-SIBLINGS = [PACKAGE.parent / 'bench', PACKAGE.parent / 'tools']
+#: Beside the package in this repository: the controller library, benchmarks and setup tools are
+#: held to the same style.
+SIBLINGS = [PACKAGE.parent / name for name in ('robot_sm_control', 'bench', 'tools')]
 
 
 @pytest.mark.flake8

@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st
 import pytest
 
 from robot_sm.mux import (
+    AUTONOMY,
     ControlMux,
     InputStatistics,
     JoystickActivity,
@@ -14,6 +15,7 @@ from robot_sm.mux import (
     Mode,
     MuxConfig,
     MuxState,
+    TELEOPERATION,
     Velocity,
     ZERO,
 )
@@ -58,43 +60,43 @@ def autonomous(clock: FakeClock, **config: Any) -> ControlMux:
 def test_starts_stopped_with_zero_output_whatever_arrives(clock: FakeClock) -> None:
     mux = make_mux(clock)
     assert mux.state == MuxState(Mode.STOPPED, False)
-    assert mux.autonomy_command(FORWARD, clock.now) is None
+    assert mux.command(AUTONOMY, FORWARD, clock.now) is None
     assert mux.tick(clock.advance(0.05)) == ZERO
     assert mux.active_source == 'none'
 
 
 def test_autonomous_forwards_autonomy_at_once_and_each_tick(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) == FORWARD
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.01)) == FORWARD
     assert mux.tick(clock.advance(0.05)) == FORWARD
     assert mux.active_source == 'autonomy'
 
 
 def test_inactive_source_is_not_published(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    assert mux.teleop_command(ZERO, clock.now) is None  # zero teleop: no takeover, not active
+    assert mux.command(TELEOPERATION, ZERO, clock.now) is None  # zero: no takeover, not active
     assert mux.state.mode is Mode.AUTONOMOUS
 
 
 def test_command_from_before_the_mode_change_does_not_move(clock: FakeClock) -> None:
     mux = make_mux(clock)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.01))
     assert mux.output(clock.now) == ZERO
-    assert mux.autonomy_command(BACKWARD, clock.advance(0.01)) == BACKWARD
+    assert mux.command(AUTONOMY, BACKWARD, clock.advance(0.01)) == BACKWARD
 
 
 def test_stopped_by_request_publishes_zero(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     assert mux.set_mode(Mode.STOPPED, clock.advance(0.01)).success
     assert mux.output(clock.now) == ZERO
-    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) is None
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.01)) is None
 
 
 def test_same_mode_request_changes_nothing(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     answer = mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.01))
     assert answer.success and 'already' in answer.message
     assert mux.output(clock.now) == FORWARD
@@ -102,7 +104,7 @@ def test_same_mode_request_changes_nothing(clock: FakeClock) -> None:
 
 def test_unknown_mode_is_refused_and_changes_nothing(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     for request in (lambda: mux.set_mode(7, clock.now),
                     lambda: mux.set_operation_mode(3, False, clock.now)):
         answer = request()
@@ -117,11 +119,11 @@ def test_unknown_mode_is_refused_and_changes_nothing(clock: FakeClock) -> None:
 
 def test_stale_autonomy_is_zeroed(clock: FakeClock) -> None:
     mux = autonomous(clock, autonomy_timeout=0.5)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     assert mux.tick(clock.advance(0.5)) == FORWARD  # exactly at the timeout: still fresh
     assert mux.tick(clock.advance(0.001)) == ZERO
     assert mux.status(clock.now).level is Level.WARN
-    assert mux.autonomy_command(BACKWARD, clock.advance(0.01)) == BACKWARD
+    assert mux.command(AUTONOMY, BACKWARD, clock.advance(0.01)) == BACKWARD
 
 
 # Teleoperation takeover and idle timer ------------------------------------------------------
@@ -131,24 +133,24 @@ def test_stale_autonomy_is_zeroed(clock: FakeClock) -> None:
 def test_nonzero_teleop_takes_over(clock: FakeClock, start: Mode) -> None:
     mux = make_mux(clock)
     mux.set_mode(start, clock.now)
-    mux.autonomy_command(FORWARD, clock.now)
-    assert mux.teleop_command(TURN, clock.advance(0.01)) == TURN
+    mux.command(AUTONOMY, FORWARD, clock.now)
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.01)) == TURN
     assert mux.state.mode is Mode.TELEOPERATION
-    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) is None
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.01)) is None
     assert mux.tick(clock.now) == TURN
 
 
 def test_zero_teleop_does_not_take_over(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
-    mux.teleop_command(ZERO, clock.advance(0.01))
+    mux.command(AUTONOMY, FORWARD, clock.now)
+    mux.command(TELEOPERATION, ZERO, clock.advance(0.01))
     assert mux.state.mode is Mode.AUTONOMOUS
     assert mux.tick(clock.now) == FORWARD
 
 
 def test_timeout_falls_back_to_stopped(clock: FakeClock) -> None:
     mux = autonomous(clock, teleoperation_idle_timer=0.5)
-    mux.teleop_command(TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.now)
     assert mux.tick(clock.advance(0.49)).angular_z == 1.0
     assert mux.tick(clock.advance(0.01)) == ZERO
     assert mux.state == MuxState(Mode.STOPPED, False)
@@ -158,9 +160,9 @@ def test_timeout_falls_back_to_stopped(clock: FakeClock) -> None:
 def test_zero_teleop_does_not_extend_the_timer(clock: FakeClock) -> None:
     mux = make_mux(clock, teleoperation_idle_timer=0.5)
     start = clock.now
-    mux.teleop_command(TURN, start)
+    mux.command(TELEOPERATION, TURN, start)
     while clock.now < start + 0.48:  # a joystick at rest keeps sending zeros at 50 Hz
-        assert mux.teleop_command(ZERO, clock.advance(0.02)) == ZERO
+        assert mux.command(TELEOPERATION, ZERO, clock.advance(0.02)) == ZERO
         assert mux.state.mode is Mode.TELEOPERATION
     clock.now = start + 0.5
     assert mux.tick(clock.now) == ZERO
@@ -169,8 +171,8 @@ def test_zero_teleop_does_not_extend_the_timer(clock: FakeClock) -> None:
 
 def test_nonzero_teleop_restarts_the_timer(clock: FakeClock) -> None:
     mux = make_mux(clock, teleoperation_idle_timer=0.5)
-    mux.teleop_command(TURN, clock.now)
-    mux.teleop_command(TURN, clock.advance(0.4))
+    mux.command(TELEOPERATION, TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.advance(0.4))
     mux.tick(clock.advance(0.4))
     assert mux.state.mode is Mode.TELEOPERATION
     mux.tick(clock.advance(0.1))
@@ -179,25 +181,25 @@ def test_nonzero_teleop_restarts_the_timer(clock: FakeClock) -> None:
 
 def test_timeout_falls_back_to_previous_mode(clock: FakeClock) -> None:
     mux = autonomous(clock, teleop_timeout_mode='previous')
-    mux.autonomy_command(FORWARD, clock.now)
-    mux.teleop_command(TURN, clock.advance(0.01))
-    mux.autonomy_command(FORWARD, clock.advance(0.01))  # arrives during teleoperation
+    mux.command(AUTONOMY, FORWARD, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.advance(0.01))
+    mux.command(AUTONOMY, FORWARD, clock.advance(0.01))  # arrives during teleoperation
     assert mux.tick(clock.advance(0.5)) == ZERO  # back in AUTONOMOUS; that command is old
     assert mux.state == MuxState(Mode.AUTONOMOUS, False)
-    assert mux.autonomy_command(BACKWARD, clock.advance(0.01)) == BACKWARD
+    assert mux.command(AUTONOMY, BACKWARD, clock.advance(0.01)) == BACKWARD
 
 
 def test_previous_mode_from_stopped_is_stopped(clock: FakeClock) -> None:
     mux = make_mux(clock, teleop_timeout_mode='previous')
-    mux.teleop_command(TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.now)
     mux.tick(clock.advance(0.6))
     assert mux.state.mode is Mode.STOPPED
 
 
 def test_timeout_is_seen_by_the_next_event_not_only_the_tick(clock: FakeClock) -> None:
     mux = make_mux(clock)
-    mux.teleop_command(TURN, clock.now)
-    assert mux.autonomy_command(FORWARD, clock.advance(0.6)) == ZERO  # publish the stop now
+    mux.command(TELEOPERATION, TURN, clock.now)
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.6)) == ZERO  # publish the stop now
     assert mux.state.mode is Mode.STOPPED
 
 
@@ -210,10 +212,10 @@ def test_teleoperation_selected_by_request_does_not_last_forever(clock: FakeCloc
 
 def test_leaving_teleoperation_by_request_cancels_the_timer(clock: FakeClock) -> None:
     mux = make_mux(clock)
-    mux.teleop_command(TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.now)
     mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.1))
-    mux.autonomy_command(FORWARD, clock.advance(0.1))
-    mux.autonomy_command(FORWARD, clock.advance(0.4))  # past the old teleop deadline
+    mux.command(AUTONOMY, FORWARD, clock.advance(0.1))
+    mux.command(AUTONOMY, FORWARD, clock.advance(0.4))  # past the old teleop deadline
     assert mux.tick(clock.now) == FORWARD
     assert mux.state.mode is Mode.AUTONOMOUS
 
@@ -225,14 +227,14 @@ def test_leaving_teleoperation_by_request_cancels_the_timer(clock: FakeClock) ->
 def test_estop_zeroes_output_in_every_mode(clock: FakeClock, mode: Mode) -> None:
     mux = make_mux(clock)
     mux.set_mode(mode, clock.now)
-    mux.autonomy_command(FORWARD, clock.advance(0.01))
-    mux.teleop_command(TURN if mode is Mode.TELEOPERATION else ZERO, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.advance(0.01))
+    mux.command(TELEOPERATION, TURN if mode is Mode.TELEOPERATION else ZERO, clock.now)
     assert mux.engage('test', clock.advance(0.01)).success
     assert mux.state == MuxState(mode, True)
     assert mux.output(clock.now) == ZERO
     # Inputs change nothing while engaged: no takeover, nothing published, zero every tick.
-    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) is None
-    assert mux.teleop_command(TURN, clock.advance(0.01)) is None
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.01)) is None
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.01)) is None
     assert mux.state == MuxState(mode, True)
     for _ in range(30):
         assert mux.tick(clock.advance(0.05)) == ZERO
@@ -264,18 +266,18 @@ def test_engaging_twice_keeps_the_first_reason(clock: FakeClock) -> None:
 
 def test_release_goes_to_stopped_and_needs_a_mode_and_a_fresh_command(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     mux.engage('test', clock.advance(0.01))
     answer = mux.release(clock.advance(0.01))
     assert answer.success and 'STOPPED' in answer.message
     assert mux.state == MuxState(Mode.STOPPED, False)
     # The planner keeps streaming: nothing moves in STOPPED.
     for _ in range(10):
-        assert mux.autonomy_command(FORWARD, clock.advance(0.02)) is None
+        assert mux.command(AUTONOMY, FORWARD, clock.advance(0.02)) is None
         assert mux.tick(clock.now) == ZERO
     mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.001))
     assert mux.tick(clock.now) == ZERO  # the command from before the mode change is not used
-    assert mux.autonomy_command(FORWARD, clock.advance(0.02)) == FORWARD
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.02)) == FORWARD
 
 
 def test_release_when_not_engaged_changes_nothing(clock: FakeClock) -> None:
@@ -288,25 +290,25 @@ def test_release_when_not_engaged_changes_nothing(clock: FakeClock) -> None:
 def test_teleop_stream_through_the_estop_does_not_take_over_after_release(
         clock: FakeClock) -> None:
     mux = make_mux(clock)
-    mux.teleop_command(TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.now)
     mux.engage('test', clock.advance(0.02))
     for _ in range(10):
-        mux.teleop_command(TURN, clock.advance(0.02))
+        mux.command(TELEOPERATION, TURN, clock.advance(0.02))
     mux.release(clock.advance(0.01))
     for _ in range(10):  # the stick is still deflected (or the publisher is stuck)
-        assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+        assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) is None
     assert mux.state.mode is Mode.STOPPED
-    mux.teleop_command(ZERO, clock.advance(0.02))  # the operator lets go ...
-    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN  # ... and drives again
+    mux.command(TELEOPERATION, ZERO, clock.advance(0.02))  # the operator lets go ...
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) == TURN  # ... and drives again
     assert mux.state.mode is Mode.TELEOPERATION
 
 
 def test_teleop_after_a_pause_takes_over_after_release(clock: FakeClock) -> None:
     mux = make_mux(clock)
-    mux.teleop_command(TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.now)
     mux.engage('test', clock.advance(0.02))
     mux.release(clock.advance(1.0))
-    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) == TURN
 
 
 def test_set_operation_mode_engages_with_the_requested_mode(clock: FakeClock) -> None:
@@ -320,14 +322,14 @@ def test_set_operation_mode_engages_with_the_requested_mode(clock: FakeClock) ->
 def test_a_mode_request_never_releases_the_estop(clock: FakeClock) -> None:
     mux = autonomous(clock)
     mux.set_operation_mode(Mode.AUTONOMOUS, True, clock.now)
-    mux.autonomy_command(FORWARD, clock.advance(0.01))
+    mux.command(AUTONOMY, FORWARD, clock.advance(0.01))
     for mode in Mode:  # {mode: 1} leaves emergency_stop at its default, false
         answer = mux.set_operation_mode(mode, False, clock.advance(0.01))
         assert not answer.success
         assert 'does not release' in answer.message
         assert 'robot_sm/emergency_stop' in answer.message
         assert mux.state == MuxState(Mode.AUTONOMOUS, True)
-    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) is None
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.01)) is None
     assert mux.output(clock.now) == ZERO
     assert mux.release(clock.now).success  # the deliberate reset
     assert mux.state == MuxState(Mode.STOPPED, False)
@@ -360,10 +362,10 @@ def test_silent_heartbeat_engages_and_blocks_release(clock: FakeClock) -> None:
     mux = autonomous(clock, heartbeat_timeout=0.3)
     for _ in range(10):
         mux.heartbeat(False, clock.advance(0.1))
-        mux.autonomy_command(FORWARD, clock.now)
+        mux.command(AUTONOMY, FORWARD, clock.now)
     assert mux.tick(clock.now) == FORWARD
     # The heartbeat stops: the next command already sees it and publishes zero.
-    assert mux.autonomy_command(FORWARD, clock.advance(0.31)) == ZERO
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.31)) == ZERO
     assert mux.state == MuxState(Mode.AUTONOMOUS, True)
     assert 'heartbeat silent' in mux.emergency_stop_reason
     answer = mux.release(clock.advance(0.1))
@@ -384,7 +386,7 @@ def test_heartbeat_watchdog_counts_from_start(clock: FakeClock) -> None:
 
 def test_heartbeat_true_engages(clock: FakeClock) -> None:
     mux = autonomous(clock, heartbeat_timeout=1.0)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     assert mux.heartbeat(True, clock.advance(0.1)) == ZERO
     assert mux.emergency_stop
 
@@ -458,9 +460,9 @@ def test_joystick_activity_new_device_resets_rest() -> None:
 def test_non_finite_commands_are_dropped_and_never_take_over(clock: FakeClock,
                                                              bad: float) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
-    assert mux.autonomy_command(Velocity(bad), clock.advance(0.01)) is None
-    assert mux.teleop_command(Velocity(0.0, 0.0, 0.0, 0.0, 0.0, bad), clock.now) is None
+    mux.command(AUTONOMY, FORWARD, clock.now)
+    assert mux.command(AUTONOMY, Velocity(bad), clock.advance(0.01)) is None
+    assert mux.command(TELEOPERATION, Velocity(0.0, 0.0, 0.0, 0.0, 0.0, bad), clock.now) is None
     assert mux.state.mode is Mode.AUTONOMOUS
     assert mux.tick(clock.now) == FORWARD  # the good command stands; NaN is not stored
     assert mux.inputs['autonomy'].dropped == 1
@@ -473,28 +475,28 @@ def test_non_finite_commands_are_dropped_and_never_take_over(clock: FakeClock,
 
 def test_dropped_messages_do_not_refresh_staleness(clock: FakeClock) -> None:
     mux = autonomous(clock)
-    mux.autonomy_command(FORWARD, clock.now)
+    mux.command(AUTONOMY, FORWARD, clock.now)
     for _ in range(10):
-        mux.autonomy_command(Velocity(math.nan), clock.advance(0.1))
+        mux.command(AUTONOMY, Velocity(math.nan), clock.advance(0.1))
     assert mux.tick(clock.now) == ZERO
 
 
 def test_output_is_clamped_keeping_direction(clock: FakeClock) -> None:
     mux = autonomous(clock, max_linear_velocity=1.0, max_angular_velocity=0.5)
-    out = mux.autonomy_command(Velocity(3.0, 4.0), clock.now)
+    out = mux.command(AUTONOMY, Velocity(3.0, 4.0), clock.now)
     assert out is not None
     assert math.hypot(out.linear_x, out.linear_y) == pytest.approx(1.0)
     assert out.linear_x / out.linear_y == pytest.approx(0.75)
-    out = mux.autonomy_command(Velocity(0.4, angular_z=2.0), clock.now)
+    out = mux.command(AUTONOMY, Velocity(0.4, angular_z=2.0), clock.now)
     assert out is not None
     assert out.angular_z == pytest.approx(0.5) and out.linear_x == pytest.approx(0.1)
-    assert mux.teleop_command(Velocity(-5.0), clock.now) == Velocity(-1.0)
+    assert mux.command(TELEOPERATION, Velocity(-5.0), clock.now) == Velocity(-1.0)
 
 
 def test_zero_limit_means_no_clamp(clock: FakeClock) -> None:
     mux = autonomous(clock)
     big = Velocity(100.0, 0.0, 0.0, 0.0, 0.0, -50.0)
-    assert mux.autonomy_command(big, clock.now) == big
+    assert mux.command(AUTONOMY, big, clock.now) == big
 
 
 def test_velocity_is_immutable() -> None:
@@ -522,7 +524,7 @@ def test_input_statistics_age_rate_and_counts() -> None:
 def test_status_reports_real_values(clock: FakeClock) -> None:
     mux = autonomous(clock, joystick_used=True, heartbeat_timeout=1.0)
     for _ in range(20):
-        mux.autonomy_command(FORWARD, clock.advance(0.05))
+        mux.command(AUTONOMY, FORWARD, clock.advance(0.05))
         mux.heartbeat(False, clock.now)
     status = mux.status(clock.advance(0.1))
     assert status.level is Level.OK and status.active_source == 'autonomy'
@@ -542,7 +544,7 @@ def test_a_latched_estop_starts_engaged(clock: FakeClock) -> None:
     assert mux.state == MuxState(Mode.STOPPED, True)
     assert mux.emergency_stop_reason == 'latched before the restart'
     assert not mux.set_mode(Mode.AUTONOMOUS, clock.now).success
-    assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) is None
     assert mux.tick(clock.advance(0.05)) == ZERO
 
 
@@ -550,25 +552,25 @@ def test_no_input_takes_over_before_an_operator_selects_a_mode(clock: FakeClock)
     mux = ControlMux(MuxConfig(joystick_used=True), clock.now)
     mux.joystick([0.0, 0.0], [0, 0], clock.now)
     for _ in range(50):  # a stuck teleop publisher and a joystick moving: nothing moves
-        assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+        assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) is None
     assert mux.joystick([0.9, 0.0], [1, 0], clock.advance(0.02)) is None
     assert mux.state == MuxState(Mode.STOPPED, False)
     assert 'selects a mode' in mux.status(clock.now).summary
     assert mux.set_mode(Mode.STOPPED, clock.now).success  # STOPPED counts as the act
     # The stream that ran before the selection is treated like one that ran through an e-stop.
     for _ in range(10):
-        assert mux.teleop_command(TURN, clock.advance(0.02)) is None
+        assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) is None
     assert mux.state.mode is Mode.STOPPED
-    mux.teleop_command(ZERO, clock.advance(0.02))
-    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    mux.command(TELEOPERATION, ZERO, clock.advance(0.02))
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) == TURN
     assert mux.state.mode is Mode.TELEOPERATION
 
 
 def test_a_stream_paused_before_the_selection_takes_over(clock: FakeClock) -> None:
     mux = ControlMux(MuxConfig(), clock.now)
-    mux.teleop_command(TURN, clock.now)
+    mux.command(TELEOPERATION, TURN, clock.now)
     mux.set_mode(Mode.AUTONOMOUS, clock.advance(1.0))
-    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) == TURN
 
 
 def test_an_estop_request_with_a_mode_counts_as_the_selection(clock: FakeClock) -> None:
@@ -576,7 +578,7 @@ def test_an_estop_request_with_a_mode_counts_as_the_selection(clock: FakeClock) 
     assert mux.set_operation_mode(Mode.STOPPED, True, clock.now).success
     assert mux.operator_selected
     assert mux.release(clock.advance(0.1)).success
-    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) == TURN
 
 
 # Unscalable commands --------------------------------------------------------------------------
@@ -589,16 +591,16 @@ def test_an_estop_request_with_a_mode_counts_as_the_selection(clock: FakeClock) 
 ])
 def test_a_finite_command_too_large_to_scale_is_dropped(clock: FakeClock, huge: Velocity) -> None:
     mux = autonomous(clock, max_linear_velocity=0.5, max_angular_velocity=1.0)
-    mux.autonomy_command(FORWARD.limited(0.5, 1.0) or ZERO, clock.now)
-    assert mux.autonomy_command(huge, clock.advance(0.01)) is None
+    mux.command(AUTONOMY, FORWARD.limited(0.5, 1.0) or ZERO, clock.now)
+    assert mux.command(AUTONOMY, huge, clock.advance(0.01)) is None
     assert mux.inputs['autonomy'].dropped == 1
-    assert mux.teleop_command(huge, clock.now) is None
+    assert mux.command(TELEOPERATION, huge, clock.now) is None
     assert mux.state.mode is Mode.AUTONOMOUS  # it never takes over either
 
 
 def test_a_large_command_that_can_be_scaled_is_scaled(clock: FakeClock) -> None:
     mux = autonomous(clock, max_linear_velocity=0.5, max_angular_velocity=1.0)
-    out = mux.autonomy_command(Velocity(1.7e308, angular_z=1.7e308), clock.now)
+    out = mux.command(AUTONOMY, Velocity(1.7e308, angular_z=1.7e308), clock.now)
     assert out is not None and out.linear_x == pytest.approx(0.5)
     assert out.angular_z == pytest.approx(0.5)
 
@@ -610,21 +612,21 @@ def supervised(clock: FakeClock, **config: Any) -> ControlMux:
     mux = autonomous(clock, supervisor_timeout=0.5, **config)
     for _ in range(5):
         mux.supervisor_heartbeat(clock.advance(0.05))
-        mux.autonomy_command(FORWARD, clock.now)
+        mux.command(AUTONOMY, FORWARD, clock.now)
     return mux
 
 
 def test_a_mux_without_a_supervisor_keeps_working(clock: FakeClock) -> None:
     mux = autonomous(clock, supervisor_timeout=0.5)
     for _ in range(100):
-        assert mux.autonomy_command(FORWARD, clock.advance(0.05)) == FORWARD
+        assert mux.command(AUTONOMY, FORWARD, clock.advance(0.05)) == FORWARD
     assert not mux.supervisor_lost and mux.state.mode is Mode.AUTONOMOUS
 
 
 def test_a_silent_supervisor_stops_autonomy_and_refuses_it(clock: FakeClock) -> None:
     mux = supervised(clock)
     assert mux.tick(clock.advance(0.5)) == FORWARD  # not longer than the timeout yet
-    assert mux.autonomy_command(FORWARD, clock.advance(0.01)) == ZERO  # the planner goes on
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.01)) == ZERO  # the planner goes on
     assert mux.state == MuxState(Mode.STOPPED, False) and mux.supervisor_lost
     assert 'supervisor silent' in mux.reason
     answer = mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.1))
@@ -633,7 +635,7 @@ def test_a_silent_supervisor_stops_autonomy_and_refuses_it(clock: FakeClock) -> 
     assert mux.status(clock.now).level is Level.WARN
     # An operator can still drive.
     assert mux.set_mode(Mode.TELEOPERATION, clock.now).success
-    assert mux.teleop_command(TURN, clock.advance(0.02)) == TURN
+    assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) == TURN
     # The supervisor comes back: autonomy can be selected again, but is not resumed by itself.
     mux.supervisor_heartbeat(clock.advance(0.02))
     assert not mux.supervisor_lost and mux.state.mode is Mode.TELEOPERATION
@@ -643,10 +645,10 @@ def test_a_silent_supervisor_stops_autonomy_and_refuses_it(clock: FakeClock) -> 
 def test_teleoperation_does_not_fall_back_to_autonomy_without_a_supervisor(
         clock: FakeClock) -> None:
     mux = supervised(clock, teleop_timeout_mode='previous')
-    mux.teleop_command(TURN, clock.advance(0.01))
+    mux.command(TELEOPERATION, TURN, clock.advance(0.01))
     assert mux.state.mode is Mode.TELEOPERATION
     for _ in range(10):  # the operator drives on; the supervisor has died meanwhile
-        mux.teleop_command(TURN, clock.advance(0.1))
+        mux.command(TELEOPERATION, TURN, clock.advance(0.1))
     assert mux.supervisor_lost
     mux.tick(clock.advance(0.6))
     assert mux.state.mode is Mode.STOPPED
@@ -716,9 +718,9 @@ def test_invariants(events: List[Any]) -> None:
         out: Optional[Velocity]
         before = mux.state
         if kind == 'autonomy':
-            out = mux.autonomy_command(velocity, now)
+            out = mux.command(AUTONOMY, velocity, now)
         elif kind == 'teleop':
-            out = mux.teleop_command(velocity, now)
+            out = mux.command(TELEOPERATION, velocity, now)
         elif kind == 'tick':
             out = mux.tick(now)
         elif kind == 'engage':

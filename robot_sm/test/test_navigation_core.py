@@ -8,7 +8,7 @@ import pytest
 from robot_sm.grid import load_map, OccupancyGrid, OCCUPIED, UNKNOWN
 from robot_sm.navigation import Costmap, NoPathError, plan_path, PurePursuit
 from robot_sm.planar import Pose2D
-from robot_sm.sim import DiffDriveBase
+from robot_sm.sim import BaseSettings, DiffDriveBase
 
 WORLDS = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'worlds'
 
@@ -67,7 +67,7 @@ def test_unreachable_goals_are_reported() -> None:
 def drive(world: OccupancyGrid, start: Pose2D, goal: Pose2D, reverse: bool = False,
           seconds: float = 60.0) -> DiffDriveBase:
     costmap = Costmap(world, robot_radius=0.12, inflation_radius=0.35)
-    base = DiffDriveBase(world, start, radius=0.1)
+    base = DiffDriveBase(world, start, BaseSettings(robot_radius=0.1))
     follower = PurePursuit(max_linear=0.4)
     follower.set_path(plan_path(costmap, (start.x, start.y), (goal.x, goal.y)),
                       goal_yaw=goal.yaw, reverse=reverse)

@@ -9,7 +9,7 @@ import pytest
 from robot_sm.grid import load_map, OccupancyGrid, OCCUPIED
 from robot_sm.navigation import GridNavigator, NavigationStatus, NavigatorConfig
 from robot_sm.planar import Pose2D
-from robot_sm.sim import DiffDriveBase
+from robot_sm.sim import BaseSettings, DiffDriveBase
 
 WORLDS = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'worlds'
 DT = 0.05
@@ -39,7 +39,7 @@ def office() -> OccupancyGrid:
 @pytest.mark.parametrize('reverse', [False, True])
 def test_reaches_a_goal_in_another_room(reverse: bool) -> None:
     world = office()
-    base = DiffDriveBase(world, Pose2D(1.0, 1.0, 0.0), radius=0.1)
+    base = DiffDriveBase(world, Pose2D(1.0, 1.0, 0.0), BaseSettings(robot_radius=0.1))
     navigator = GridNavigator(NavigatorConfig(max_linear=0.4))
     navigator.set_map(world)
     goal = Pose2D(6.5, 5.0, math.pi)
@@ -64,7 +64,7 @@ def test_a_goal_inside_an_obstacle_fails_with_the_reason() -> None:
 
 def test_a_goal_near_a_wall_is_relaxed_when_allowed() -> None:
     world = office()
-    base = DiffDriveBase(world, Pose2D(1.0, 1.0, 0.0), radius=0.1)
+    base = DiffDriveBase(world, Pose2D(1.0, 1.0, 0.0), BaseSettings(robot_radius=0.1))
     config = NavigatorConfig(goal_relax_radius=0.3, use_goal_yaw=False)
     navigator = GridNavigator(config)
     navigator.set_map(world)
@@ -80,7 +80,7 @@ def test_an_unmapped_obstacle_gets_one_unstuck_attempt_then_fails() -> None:
     real = OccupancyGrid(world.data.copy(), world.resolution)
     rows, cols = real.cell_of(3.0, 3.0)
     real.data[rows - 10:rows + 10, cols:cols + 4] = OCCUPIED
-    base = DiffDriveBase(real, Pose2D(1.5, 3.0, 0.0), radius=0.1)
+    base = DiffDriveBase(real, Pose2D(1.5, 3.0, 0.0), BaseSettings(robot_radius=0.1))
     config = NavigatorConfig(idle_timeout=2.0, unstuck_duration=1.0, replan_period=100.0)
     navigator = GridNavigator(config)
     navigator.set_map(world)
@@ -115,7 +115,7 @@ def test_no_stuck_failure_while_the_mux_does_not_forward() -> None:
 def test_waits_for_a_map_and_replans_when_the_map_reveals_a_wall() -> None:
     truth = office()
     navigator = GridNavigator(NavigatorConfig(replan_period=100.0))
-    base = DiffDriveBase(truth, Pose2D(1.0, 3.0, 0.0), radius=0.1)
+    base = DiffDriveBase(truth, Pose2D(1.0, 3.0, 0.0), BaseSettings(robot_radius=0.1))
     navigator.set_goal(Pose2D(4.0, 3.0, 0.0))
     assert navigator.step(base.pose, 0.0).message == 'waiting for a map'
     empty = OccupancyGrid(np.zeros_like(truth.data), truth.resolution)

@@ -11,7 +11,10 @@ from catkin_pkg.package import parse_package
 import pytest
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
-MANIFESTS = [REPOSITORY / name / 'package.xml' for name in ('robot_sm', 'robot_sm_msgs')]
+#: The Python packages of the repository (each a folder with package.xml and a module of its name).
+PYTHON_PACKAGES = ('robot_sm', 'robot_sm_control')
+MANIFESTS = [REPOSITORY / name / 'package.xml'
+             for name in ('robot_sm', 'robot_sm_control', 'robot_sm_msgs')]
 
 
 @pytest.mark.linter
@@ -47,7 +50,7 @@ NOT_ON_A_ROBOT = {'PySide6'}
 def imported_modules(package: pathlib.Path) -> Dict[str, Set[str]]:
     """Return the top-level modules imported anywhere in the package (also inside functions)."""
     modules: Dict[str, Set[str]] = {}
-    files = list((package / 'robot_sm').rglob('*.py')) + list((package / 'launch').glob('*.py'))
+    files = list((package / package.name).rglob('*.py')) + list((package / 'launch').glob('*.py'))
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
@@ -58,15 +61,16 @@ def imported_modules(package: pathlib.Path) -> Dict[str, Set[str]]:
                 continue
             for name in names:
                 top = name.partition('.')[0]
-                if top not in sys.stdlib_module_names and top != 'robot_sm':
+                if top not in sys.stdlib_module_names and top != package.name:
                     modules.setdefault(top, set()).add(str(path.relative_to(package)))
     return modules
 
 
-def test_every_imported_package_is_an_exec_depend() -> None:
-    manifest = parse_package(str(REPOSITORY / 'robot_sm' / 'package.xml'))
+@pytest.mark.parametrize('name', PYTHON_PACKAGES)
+def test_every_imported_package_is_an_exec_depend(name: str) -> None:
+    manifest = parse_package(str(REPOSITORY / name / 'package.xml'))
     depends = {d.name for d in manifest.exec_depends}
     missing = {PYTHON_KEYS.get(module, module): sorted(files)
-               for module, files in imported_modules(REPOSITORY / 'robot_sm').items()
+               for module, files in imported_modules(REPOSITORY / name).items()
                if module not in NOT_ON_A_ROBOT and PYTHON_KEYS.get(module, module) not in depends}
     assert not missing, f'imported but not an exec_depend of package.xml: {missing}'

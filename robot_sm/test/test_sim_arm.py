@@ -5,9 +5,9 @@ import pathlib
 
 import numpy as np
 import pytest
-from robot_sm.control import ControlType
 from robot_sm.sim import ArmModel, ServoJoints
 from robot_sm.teleop.ik import PositionIk
+from robot_sm_control import ControlType
 
 URDF_PATH = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'so101_arm.urdf'
 URDF = URDF_PATH.read_text()

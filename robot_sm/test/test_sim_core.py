@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from robot_sm.grid import FREE, OccupancyGrid, OCCUPIED, UNKNOWN
 from robot_sm.planar import Pose2D
-from robot_sm.sim import DiffDriveBase, RangeSensor
+from robot_sm.sim import BaseSettings, DiffDriveBase, RangeSensor, SensorSettings
 
 
 def open_room(size: int = 100, resolution: float = 0.05) -> OccupancyGrid:
@@ -29,7 +29,8 @@ def run(base: DiffDriveBase, seconds: float, dt: float = 0.01, t0: float = 0.0,
 
 
 def test_wheel_speeds_integrate_to_the_seed_kinematics() -> None:
-    base = DiffDriveBase(open_room(), Pose2D(1.0, 2.5, 0.0), wheel_radius=0.1, wheel_base=0.4)
+    base = DiffDriveBase(open_room(), Pose2D(1.0, 2.5, 0.0),
+                         BaseSettings(wheel_radius=0.1, wheel_base=0.4))
     # r=0.1, L=0.4: wheels 3.0 / 7.0 rad/s give v = 0.5 m/s and w = 1 rad/s.
     run(base, 1.0, wheels=(3.0, 7.0))
     assert base.linear == pytest.approx(0.5) and base.angular == pytest.approx(1.0)
@@ -41,7 +42,7 @@ def test_wheel_speeds_integrate_to_the_seed_kinematics() -> None:
 
 
 def test_the_base_stops_at_a_wall_instead_of_entering_it() -> None:
-    base = DiffDriveBase(open_room(), Pose2D(2.5, 2.5, 0.0), radius=0.1)
+    base = DiffDriveBase(open_room(), Pose2D(2.5, 2.5, 0.0), BaseSettings(robot_radius=0.1))
     run(base, 10.0, body=(0.5, 0.0))
     # The wall's inner face is at x = 4.95; the disc's edge must not cross it.
     assert base.collided
@@ -50,7 +51,7 @@ def test_the_base_stops_at_a_wall_instead_of_entering_it() -> None:
 
 
 def test_a_silent_command_stops_the_base_after_the_timeout() -> None:
-    base = DiffDriveBase(open_room(), Pose2D(1.0, 1.0, 0.0), command_timeout=0.5)
+    base = DiffDriveBase(open_room(), Pose2D(1.0, 1.0, 0.0), BaseSettings(command_timeout=0.5))
     base.command_body(0.2, 0.0, now=0.0)
     t = run(base, 2.0)
     assert base.pose.x == pytest.approx(1.0 + 0.2 * 0.5, abs=0.01)
@@ -75,7 +76,7 @@ def test_range_sensor_reveals_up_to_the_first_wall_only() -> None:
     truth = open_room(size=60, resolution=0.1)
     truth.data[:, 30] = OCCUPIED  # a wall at x = 3.0..3.1 m
     known = truth.blank_copy()
-    sensor = RangeSensor(max_range=10.0, rays=720)
+    sensor = RangeSensor(SensorSettings(sensor_range=10.0, sensor_rays=720))
     revealed = sensor.reveal(truth, known, Pose2D(1.5, 3.0, 0.0))
     assert revealed > 0
     assert known.value_at(2.95, 3.0) == FREE
@@ -89,8 +90,8 @@ def test_range_sensor_reveals_up_to_the_first_wall_only() -> None:
 def test_range_sensor_field_of_view_and_range_limit() -> None:
     truth = open_room(size=100, resolution=0.1)
     known = truth.blank_copy()
-    RangeSensor(max_range=2.0, fov=math.pi / 2, rays=200).reveal(
-        truth, known, Pose2D(5.0, 5.0, 0.0))
+    sensor = SensorSettings(sensor_range=2.0, sensor_fov=math.pi / 2, sensor_rays=200)
+    RangeSensor(sensor).reveal(truth, known, Pose2D(5.0, 5.0, 0.0))
     assert known.value_at(6.5, 5.0) == FREE  # ahead, in range
     assert known.value_at(7.5, 5.0) == UNKNOWN  # ahead, out of range
     assert known.value_at(3.5, 5.0) == UNKNOWN  # behind

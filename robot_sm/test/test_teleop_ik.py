@@ -46,7 +46,7 @@ def test_the_bundled_arm_has_the_so101_joints() -> None:
 def test_random_targets_in_the_workspace_are_reached_within_2_mm_from_a_cold_start() -> None:
     rng = np.random.default_rng(7)
     for target in rng.uniform(*WORKSPACE, size=(100, 3)):
-        ik = make_ik(max_iterations=200)
+        ik = make_ik(ik_max_iterations=200)
         positions = ik.solve(target, 0.0, 0.0)
         assert np.linalg.norm(fk(ik, positions) - target) < 0.002, target
         assert within_limits(ik, positions)
@@ -116,9 +116,9 @@ def test_roll_and_gripper_channels_are_mapped_and_clamped() -> None:
     ({'arm_joints': ['shoulder_pan', 'knee']}, 'arm_joints'),
     ({'roll_joint': 'shoulder_pan'}, 'must differ'),
     ({'gripper_joint': 'jaw'}, 'gripper_joint'),
-    ({'damping': 0.0}, 'ik_damping'),
-    ({'max_iterations': 0}, 'ik_max_iterations'),
-    ({'tolerance': -1.0}, 'ik_tolerance'),
+    ({'ik_damping': 0.0}, 'ik_damping'),
+    ({'ik_max_iterations': 0}, 'ik_max_iterations'),
+    ({'ik_tolerance': -1.0}, 'ik_tolerance'),
     ({'gripper_scale': math.nan}, 'gripper_scale'),
 ])
 def test_bad_configuration_is_rejected_with_the_field_named(kwargs: dict, match: str) -> None:

@@ -10,6 +10,7 @@ from robot_sm.waypoints import (
     Pose,
     RequestError,
     SaveError,
+    StoreSettings,
     WaypointList,
 )
 
@@ -19,7 +20,7 @@ EXPLORATION, WAYPOINT, SIMPLE = 0, 1, 2
 
 
 def store_with(*xs: float, **kwargs) -> DataStore:
-    store = DataStore(routines=('Wait', 'Reversing'), **kwargs)
+    store = DataStore(settings=StoreSettings(waypoint_routines=('Wait', 'Reversing'), **kwargs))
     for x in xs:
         store.add_waypoint(Pose(x=x), '', -1)
     return store
@@ -179,7 +180,7 @@ def test_finish_round_applies_the_mode_rule() -> None:
 
 def test_every_change_is_saved_before_it_is_made() -> None:
     saved: List[WaypointList] = []
-    store = DataStore(routines=('Wait',), save=saved.append)
+    store = DataStore(settings=StoreSettings(waypoint_routines=('Wait',)), save=saved.append)
     store.add_waypoint(Pose(), '', -1)
     store.set_waypoint_routine(0, 'Wait')
     store.set_following_mode(1, True)
@@ -191,7 +192,7 @@ def test_every_change_is_saved_before_it_is_made() -> None:
     def refuse(_: WaypointList) -> None:
         raise OSError(28, 'No space left on device')
 
-    failing = DataStore(store.waypoints, routines=('Wait',), save=refuse)
+    failing = DataStore(store.waypoints, StoreSettings(waypoint_routines=('Wait',)), save=refuse)
     before = failing.waypoints
     with pytest.raises(SaveError, match='nothing changed: .*No space left'):
         failing.add_waypoint(Pose(), '', -1)

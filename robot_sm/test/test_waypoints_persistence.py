@@ -10,6 +10,7 @@ from robot_sm.waypoints import (
     FollowingMode,
     PersistenceError,
     Pose,
+    StoreSettings,
     WaypointFile,
     WaypointList,
 )
@@ -20,7 +21,7 @@ NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 
 
 def sample() -> WaypointList:
-    store = DataStore(routines=('Wait',))
+    store = DataStore(settings=StoreSettings(waypoint_routines=('Wait',)))
     store.add_waypoint(Pose(0.1, -2.5, 0.0, 0.0, 0.0, 0.3826834323650898, 0.9238795325112867),
                        'Wait', -1)
     store.add_waypoint(Pose(1.0 / 3.0, 1e-17, 2.0), '', -1)

@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Tuple
 
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import initialize, invariant, rule, RuleBasedStateMachine
-from robot_sm.waypoints import checked_pose, DataStore, Pose, RequestError, WaypointFile
+from robot_sm.waypoints import (
+    checked_pose, DataStore, Pose, RequestError, StoreSettings, WaypointFile)
 
 ROUTINES = ('Wait', 'Scan')
 positions = st.integers(min_value=-3, max_value=8)
@@ -36,7 +37,8 @@ class DataStoreMachine(RuleBasedStateMachine):
     def start(self) -> None:
         self.directory = tempfile.mkdtemp(prefix='waypoints-property-')
         self.file = WaypointFile(f'{self.directory}/waypoints.yaml')
-        self.store = DataStore(routines=ROUTINES, save=self.file.save)
+        self.store = DataStore(settings=StoreSettings(waypoint_routines=ROUTINES),
+                               save=self.file.save)
         self.model: List[Dict[str, Any]] = []
         self.next_id = 1
         self.mode = 0

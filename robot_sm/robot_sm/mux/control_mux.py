@@ -44,121 +44,21 @@ command, or the mode or e-stop changed), or None when nothing needs publishing b
 :meth:`ControlMux.tick`.
 """
 
-from dataclasses import dataclass
-from enum import IntEnum
 import math
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, NamedTuple, Optional, Sequence
 
+from robot_sm.mux.config import (
+    HEARTBEAT, JOYSTICK, MuxConfig, SUPERVISOR, velocity_inputs, VelocityInput)
 from robot_sm.mux.input_statistics import InputStatistics
 from robot_sm.mux.joystick import JoystickActivity
+from robot_sm.mux.status import Answer, InputReport, Level, Mode, MuxState, MuxStatus
 from robot_sm.mux.velocity import Velocity, ZERO
 from robot_sm.mux.watchdog import Watchdog
-
-
-class Mode(IntEnum):
-    """Operation modes, numbered as in ``robot_sm_msgs/OperationMode``."""
-
-    STOPPED = 0
-    AUTONOMOUS = 1
-    TELEOPERATION = 2
-
-
-class Level(IntEnum):
-    """Diagnostic levels, numbered as in ``diagnostic_msgs/DiagnosticStatus``."""
-
-    OK = 0
-    WARN = 1
-    ERROR = 2
-
-
-#: Values of ``teleop_timeout_mode``: the mode to fall back to when teleoperation goes idle.
-TELEOP_TIMEOUT_MODES = ('stopped', 'previous')
-
-#: Names of the inputs, as reported in diagnostics.
-AUTONOMY = 'autonomy'
-TELEOPERATION = 'teleoperation'
-JOYSTICK = 'joy'
-HEARTBEAT = 'heartbeat'
-SUPERVISOR = 'supervisor'
 
 #: The service that releases the e-stop, named in refusals.
 RELEASE_SERVICE = 'robot_sm/emergency_stop'
 
 _MODE_NAMES = ', '.join(f'{mode.value} ({mode.name})' for mode in Mode)
-
-
-@dataclass(frozen=True)
-class MuxConfig:
-    """Timeouts, limits and options of the mux; times in seconds, velocities in SI units."""
-
-    teleoperation_idle_timer: float = 0.5
-    teleop_timeout_mode: str = 'stopped'
-    autonomy_timeout: float = 0.5
-    joystick_used: bool = False
-    joystick_axis_threshold: float = 0.05
-    heartbeat_timeout: Optional[float] = None
-    supervisor_timeout: float = 1.0
-    max_linear_velocity: float = 0.0
-    max_angular_velocity: float = 0.0
-
-    def __post_init__(self) -> None:
-        """Reject values the mux cannot work with."""
-        positive = {
-            'teleoperation_idle_timer': self.teleoperation_idle_timer,
-            'autonomy_timeout': self.autonomy_timeout,
-            'joystick_axis_threshold': self.joystick_axis_threshold,
-            'supervisor_timeout': self.supervisor_timeout,
-        }
-        if self.heartbeat_timeout is not None:
-            positive['heartbeat_timeout'] = self.heartbeat_timeout
-        for name, value in positive.items():
-            if not value > 0.0:
-                raise ValueError(f'{name} must be > 0 (got {value!r})')
-        for name, value in (('max_linear_velocity', self.max_linear_velocity),
-                            ('max_angular_velocity', self.max_angular_velocity)):
-            if not value >= 0.0:
-                raise ValueError(f'{name} must be >= 0 (got {value!r})')
-        if self.teleop_timeout_mode not in TELEOP_TIMEOUT_MODES:
-            raise ValueError(f'teleop_timeout_mode must be one of {TELEOP_TIMEOUT_MODES} '
-                             f'(got {self.teleop_timeout_mode!r})')
-
-
-class Answer(NamedTuple):
-    """The answer to a request: whether it was carried out, and what was done or why not."""
-
-    success: bool
-    message: str
-
-
-class MuxState(NamedTuple):
-    """What ``robot_sm/operation_mode`` tells: the mode and whether the e-stop is engaged."""
-
-    mode: Mode
-    emergency_stop: bool
-
-
-@dataclass(frozen=True)
-class InputReport:
-    """Diagnostics of one input: seconds since the newest message, rate, counts."""
-
-    name: str
-    age: Optional[float]
-    rate: float
-    received: int
-    dropped: int
-
-
-@dataclass(frozen=True)
-class MuxStatus:
-    """Everything diagnostics report about the mux at one moment."""
-
-    level: Level
-    summary: str
-    mode: Mode
-    emergency_stop: bool
-    emergency_stop_reason: str
-    active_source: str
-    inputs: Tuple[InputReport, ...]
 
 
 class _Command(NamedTuple):
@@ -193,21 +93,21 @@ class ControlMux:
         self._teleop_deadline: Optional[float] = None
         self._teleop_armed = True
         self._epoch = 0
-        self._autonomy: Optional[_Command] = None
-        self._teleop: Optional[_Command] = None
+        #: The velocity inputs by name, and by the mode they drive the base in.
+        self.velocity_inputs = {source.name: source for source in velocity_inputs(config)}
+        self._source_of = {source.mode: source for source in self.velocity_inputs.values()}
+        self._commands: Dict[str, Optional[_Command]] = dict.fromkeys(self.velocity_inputs)
         self._joystick = JoystickActivity(config.joystick_axis_threshold)
         self._heartbeat = (None if config.heartbeat_timeout is None
                            else Watchdog(config.heartbeat_timeout, armed_at=now))
         self._supervisor = Watchdog(config.supervisor_timeout)
         self.inputs: Dict[str, InputStatistics] = {
-            AUTONOMY: InputStatistics(), TELEOPERATION: InputStatistics()}
+            name: InputStatistics() for name in self.velocity_inputs}
         if config.joystick_used:
             self.inputs[JOYSTICK] = InputStatistics()
         if config.heartbeat_timeout is not None:
             self.inputs[HEARTBEAT] = InputStatistics()
         self.inputs[SUPERVISOR] = InputStatistics()
-        self._autonomy_stats = self.inputs[AUTONOMY]
-        self._teleop_stats = self.inputs[TELEOPERATION]
 
     # State ------------------------------------------------------------------------------------
 
@@ -219,9 +119,8 @@ class ControlMux:
     @property
     def active_source(self) -> str:
         """Return the input that moves the base now: autonomy, teleoperation or none."""
-        if self.emergency_stop or self.mode is Mode.STOPPED:
-            return 'none'
-        return AUTONOMY if self.mode is Mode.AUTONOMOUS else TELEOPERATION
+        source = self._source_of.get(self.mode)
+        return 'none' if self.emergency_stop or source is None else source.name
 
     @property
     def dropped(self) -> int:
@@ -235,22 +134,15 @@ class ControlMux:
 
     # Inputs -----------------------------------------------------------------------------------
 
-    def autonomy_command(self, velocity: Velocity, now: float) -> Optional[Velocity]:
-        """Take a command from the autonomy source; return the velocity to publish now, if any."""
-        limited = self._sanitised(velocity)
-        if limited is None:
-            self._autonomy_stats.drop(now)
-            return None
-        self._autonomy_stats.record(now)
-        changed = self._run_timers(now)
-        self._autonomy = _Command(limited, now, self._epoch)
-        if self.mode is Mode.AUTONOMOUS and not self.emergency_stop:
-            return limited
-        return self.output(now) if changed else None
+    def command(self, source: str, velocity: Velocity, now: float) -> Optional[Velocity]:
+        """
+        Take a command from the velocity input ``source``; return the velocity to publish now.
 
-    def teleop_command(self, velocity: Velocity, now: float) -> Optional[Velocity]:
-        """Take a teleoperation command; a non-zero one takes over control."""
-        stats = self._teleop_stats
+        None when nothing needs publishing before the next tick. A non-zero command of an input
+        that takes over switches to its mode (see the rules).
+        """
+        spec = self.velocity_inputs[source]
+        stats = self.inputs[source]
         limited = self._sanitised(velocity)
         if limited is None:
             stats.drop(now)
@@ -258,17 +150,10 @@ class ControlMux:
         gap = stats.age(now)
         stats.record(now)
         changed = self._run_timers(now)
-        moving = not velocity.is_zero()
-        idle = self.config.teleoperation_idle_timer
-        if not self._teleop_armed and (not moving or gap is None or gap > idle):
-            self._teleop_armed = True
-        if moving and self._teleop_armed and self._may_take_over():
-            if self.mode is not Mode.TELEOPERATION:
-                self._enter(Mode.TELEOPERATION, 'teleoperation command took over')
-                changed = True
-            self._teleop_deadline = now + idle
-        self._teleop = _Command(limited, now, self._epoch)
-        if self.mode is Mode.TELEOPERATION and not self.emergency_stop:
+        if spec.takes_over and self._take_over(spec, not velocity.is_zero(), gap, now):
+            changed = True
+        self._commands[source] = _Command(limited, now, self._epoch)
+        if self.mode is spec.mode and not self.emergency_stop:
             return limited
         return self.output(now) if changed else None
 
@@ -444,15 +329,11 @@ class ControlMux:
 
     def _active_command(self, now: float) -> Optional[_Command]:
         """Return the active source's command if it counts at ``now`` (see the rules)."""
-        if self.emergency_stop:
+        source = self._source_of.get(self.mode)
+        if self.emergency_stop or source is None:
             return None
-        if self.mode is Mode.AUTONOMOUS:
-            command, timeout = self._autonomy, self.config.autonomy_timeout
-        elif self.mode is Mode.TELEOPERATION:
-            command, timeout = self._teleop, self.config.teleoperation_idle_timer
-        else:
-            return None
-        if command is None or command.epoch != self._epoch or now - command.time > timeout:
+        command = self._commands[source.name]
+        if command is None or command.epoch != self._epoch or now - command.time > source.timeout:
             return None
         return command
 
@@ -466,6 +347,24 @@ class ControlMux:
     def _may_take_over(self) -> bool:
         """Return True if an input may take over control now."""
         return self.operator_selected and not self.emergency_stop
+
+    def _take_over(self, source: VelocityInput, moving: bool, gap: Optional[float],
+                   now: float) -> bool:
+        """
+        Let a command of ``source`` take over if it is moving; return True if the mode changed.
+
+        A stream that ran through an e-stop (or a restart) is disarmed until it stops moving or
+        pauses for ``source.timeout`` (``gap``: seconds since its previous message).
+        """
+        if not self._teleop_armed and (not moving or gap is None or gap > source.timeout):
+            self._teleop_armed = True
+        if not (moving and self._teleop_armed and self._may_take_over()):
+            return False
+        changed = self.mode is not source.mode
+        if changed:
+            self._enter(source.mode, f'{source.name} command took over')
+        self._teleop_deadline = now + source.timeout
+        return changed
 
     def _operator_selects(self, mode: Mode) -> None:
         """

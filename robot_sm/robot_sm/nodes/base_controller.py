@@ -1,9 +1,9 @@
 """
 The ``base_controller`` node: ``cmd_vel`` (base twist) in, ``wheel_command`` (wheel speeds) out.
 
-It runs :class:`robot_sm.control.WheelCommander`: differential-drive kinematics, an optional
-wheel speed limit that keeps the path's curvature, and an optional low-pass filter. It publishes
-at ``update_frequency`` and at once when a command arrives; a command older than
+It runs :class:`robot_sm.wheel_commander.WheelCommander`: differential-drive kinematics, an
+optional wheel speed limit that keeps the path's curvature, and an optional low-pass filter. It
+publishes at ``update_frequency`` and at once when a command arrives; a command older than
 ``command_timeout`` gives zero wheel speeds at the next tick; NaN/Inf commands are dropped, and
 finite commands always give finite wheel speeds within ``max_wheel_speed`` (without a limit, one
 too large for that is refused). Drops and refusals are counted on ``/diagnostics`` (1 Hz).
@@ -16,10 +16,10 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist
 from rclpy.node import Node
 from robot_sm import qos
-from robot_sm.control import WheelCommander
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, duration, Param, rate
+from robot_sm.parameters import config_from, rate
+from robot_sm.wheel_commander import WHEEL_PARAMETERS, WheelCommander, WheelSettings
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 
@@ -27,28 +27,8 @@ from std_msgs.msg import Header
 RECENT = 5.0
 
 
-def _two_wheel_names(names: List[str]) -> Optional[str]:
-    if len(names) != 2 or not all(names) or names[0] == names[1]:
-        return 'must be two distinct, non-empty joint names (left, right)'
-    return None
-
-
 PARAMETERS = [
-    Param('wheel_radius', 0.03, 'Wheel radius in metres.', minimum=0.0, exclusive_minimum=True),
-    Param('wheel_base', 0.1125, 'Distance between the left and right wheels in metres.',
-          minimum=0.0, exclusive_minimum=True),
-    Param('wheel_joint_names', ('left_wheel_joint', 'right_wheel_joint'),
-          'Names of the left and right wheel joints in wheel_command.', kind='str_list',
-          check=_two_wheel_names),
-    Param('max_wheel_speed', 0.0,
-          'Wheel speed limit in rad/s (0 = no limit). Both wheels are scaled by the same factor, '
-          'so the base slows down along the commanded arc.', minimum=0.0),
-    Param('filter_alpha', 1.0,
-          'Low-pass filter weight of a new command per update period, in (0, 1]; 1 = no filter.',
-          minimum=0.0, exclusive_minimum=True, maximum=1.0),
-    duration('command_timeout', 0.5,
-             'Time without a valid cmd_vel after which the wheels are commanded to zero.',
-             0.01, 10.0),
+    *WHEEL_PARAMETERS,
     rate('update_frequency', 20.0, 'Rate at which wheel_command is published.', 1.0, 1000.0),
 ]
 
@@ -58,19 +38,9 @@ class BaseControllerNode(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('base_controller', **kwargs)
-        try:
-            config = declare_parameters(self, PARAMETERS)
-            period = 1.0 / config['update_frequency']
-            self.commander = WheelCommander(
-                config['wheel_radius'], config['wheel_base'], config['wheel_joint_names'],
-                max_wheel_speed=config['max_wheel_speed'] or None,
-                filter_alpha=config['filter_alpha'], filter_period=period,
-                command_timeout=config['command_timeout'])
-        except ValueError as error:
-            self.destroy_node()
-            if isinstance(error, ConfigurationError):
-                raise
-            raise ConfigurationError(str(error)) from error
+        config = declare_parameters(self, PARAMETERS)
+        period = 1.0 / config['update_frequency']
+        self.commander = WheelCommander(config_from(WheelSettings, config), filter_period=period)
         self._now = seconds_clock(self)
         self._publisher = self.create_publisher(JointState, 'wheel_command', qos.COMMAND_OUT)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)

@@ -21,20 +21,24 @@ from typing import Any, Callable, List, Optional, Tuple
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist, TwistStamped
 from rclpy.node import Node
+from rclpy.subscription import Subscription
 from robot_sm import qos
 from robot_sm.background_writer import BackgroundWriter
 from robot_sm.mux import (
     Answer,
     ControlMux,
     Level,
+    MUX_PARAMETERS,
     MuxConfig,
-    TELEOP_TIMEOUT_MODES,
+    SUPERVISOR_HEARTBEAT,
     Velocity,
+    velocity_inputs,
+    VelocityInput,
 )
 from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, LatchLoad, utc_time
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, duration, Param, rate
+from robot_sm.parameters import config_from, ConfigurationError, Param, rate
 from robot_sm.quoting import quoted
 from robot_sm.storage import default_file, PersistenceError
 from robot_sm_msgs.msg import OperationMode
@@ -43,41 +47,18 @@ from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
 
-#: The supervisor's heartbeat: published by the state interface on every tick.
-SUPERVISOR_HEARTBEAT = 'robot_sm/supervisor_heartbeat'
-
 
 def parameters(namespace: str = '/') -> List[Param]:
     """Return the node's parameter specifications; the e-stop file's default follows it."""
     return [
         rate('update_frequency', 20.0, 'Rate at which cmd_vel is published and the timeouts '
              'are checked.', 1.0, 1000.0),
-        duration('teleoperation_idle_timer', 0.5, 'Time after the last non-zero '
-                 'teleoperation command (or joystick action) after which teleoperation ends.',
-                 0.05, 10.0),
-        Param('teleop_timeout_mode', 'stopped', 'Mode after teleoperation ends: stopped, or '
-              'previous (the mode teleoperation took over from).',
-              choices=TELEOP_TIMEOUT_MODES),
-        duration('autonomy_timeout', 0.5, 'Age after which an autonomy command is stale and '
-                 'replaced by zero.', 0.01, 10.0),
-        Param('joystick_used', False, 'Subscribe to joy: moving an axis away from rest or '
-              'pressing a button takes over control.'),
-        Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to '
-              'count as operator activity.', minimum=0.0, exclusive_minimum=True),
+        *MUX_PARAMETERS,
         Param('heartbeat_topic', '', 'std_msgs/Bool topic that must keep arriving, else the '
               'emergency stop engages (data true also engages it); empty: no watchdog.'),
-        duration('heartbeat_timeout', 0.5, 'Heartbeat silence that engages the emergency stop.',
-                 0.01, 10.0),
-        duration('supervisor_timeout', 1.0, 'Silence of the supervisor heartbeat '
-                 f'({SUPERVISOR_HEARTBEAT}, once heard) after which AUTONOMOUS falls to '
-                 'STOPPED and is refused until it is heard again.', 0.05, 10.0),
         Param('emergency_stop_file', default_file(namespace, 'emergency_stop.yaml'),
               'File the emergency stop latch is kept in (written on every engage and release, '
               "read at start: an engaged latch survives a restart); '' disables it."),
-        Param('max_linear_velocity', 0.0, 'Limit (m/s) on the length of the linear velocity; '
-              'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
-        Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular '
-              'velocity; 0: no limit.', minimum=0.0),
         Param('input_stamped', False, 'Velocity inputs are geometry_msgs/TwistStamped instead '
               'of Twist.'),
         Param('output_stamped', False, 'Publish cmd_vel as geometry_msgs/TwistStamped instead '
@@ -105,20 +86,9 @@ class RobotControlMux(Node):
         config = declare_parameters(self, parameters(self.get_namespace()))
         self._now = seconds_clock(self)
         heartbeat_topic: str = config['heartbeat_topic']
-        try:
-            mux_config = MuxConfig(
-                teleoperation_idle_timer=config['teleoperation_idle_timer'],
-                teleop_timeout_mode=config['teleop_timeout_mode'],
-                autonomy_timeout=config['autonomy_timeout'],
-                joystick_used=config['joystick_used'],
-                joystick_axis_threshold=config['joystick_axis_threshold'],
-                heartbeat_timeout=config['heartbeat_timeout'] if heartbeat_topic else None,
-                supervisor_timeout=config['supervisor_timeout'],
-                max_linear_velocity=config['max_linear_velocity'],
-                max_angular_velocity=config['max_angular_velocity'],
-            )
-        except ValueError as error:
-            raise ConfigurationError(str(error)) from error
+        if not heartbeat_topic:
+            config['heartbeat_timeout'] = None  # no watchdog
+        mux_config = config_from(MuxConfig, config)
         self._dropped_reported = 0
         self._last_drop_warning = float('-inf')
 
@@ -139,12 +109,8 @@ class RobotControlMux(Node):
         self._in_type = in_type
         self._to_velocity: Callable[[Any], Velocity] = (
             _from_twist_stamped if config['input_stamped'] else _from_twist)
-        self._velocity_subs = {
-            'autonomy': self.create_subscription(
-                in_type, 'autonomy/cmd_vel', self._on_autonomy, qos.COMMAND_IN),
-            'teleoperation': self.create_subscription(
-                in_type, 'teleoperation/cmd_vel', self._on_teleop, qos.COMMAND_IN),
-        }
+        self._velocity_subs = [self._subscribe_velocity(source)
+                               for source in velocity_inputs(mux_config)]
         if config['joystick_used']:
             self.create_subscription(Joy, 'joy', self._on_joy, qos.SENSOR)
         if heartbeat_topic:
@@ -225,29 +191,26 @@ class RobotControlMux(Node):
 
     # Inputs -----------------------------------------------------------------------------------
 
-    def _on_autonomy(self, msg: Any) -> None:
-        out = self._mux.autonomy_command(self._to_velocity(msg), self._now())
-        if out is not None:
-            self._publish(out)
-            self._sync_state()
+    def _subscribe_velocity(self, source: VelocityInput) -> Subscription:
+        """Subscribe to ``<source>/cmd_vel``: its commands go to the mux as ``source``'s."""
+        name, to_velocity = source.name, self._to_velocity
 
-    def _on_teleop(self, msg: Any) -> None:
-        out = self._mux.teleop_command(self._to_velocity(msg), self._now())
+        def on_command(msg: Any) -> None:
+            self._forward(self._mux.command(name, to_velocity(msg), self._now()))
+        return self.create_subscription(self._in_type, f'{name}/cmd_vel', on_command,
+                                        qos.COMMAND_IN)
+
+    def _forward(self, out: Optional[Velocity]) -> None:
+        """Publish what an input event asks to publish at once, and what changed with it."""
         if out is not None:
             self._publish(out)
             self._sync_state()
 
     def _on_joy(self, msg: Joy) -> None:
-        out = self._mux.joystick(msg.axes, msg.buttons, self._now())
-        if out is not None:
-            self._publish(out)
-            self._sync_state()
+        self._forward(self._mux.joystick(msg.axes, msg.buttons, self._now()))
 
     def _on_heartbeat(self, msg: Bool) -> None:
-        out = self._mux.heartbeat(bool(msg.data), self._now())
-        if out is not None:
-            self._publish(out)
-            self._sync_state()
+        self._forward(self._mux.heartbeat(bool(msg.data), self._now()))
 
     def _on_supervisor_heartbeat(self, _: Header) -> None:
         out = self._mux.supervisor_heartbeat(self._now())
@@ -387,7 +350,7 @@ class RobotControlMux(Node):
         """Name input topics with publishers of another type: those never connect in DDS."""
         expected = 'geometry_msgs/msg/' + self._in_type.__name__
         problems = []
-        for subscription in self._velocity_subs.values():
+        for subscription in self._velocity_subs:
             topic = subscription.topic_name
             others = sorted({info.topic_type for info in self.get_publishers_info_by_topic(topic)
                              if info.topic_type != expected})

@@ -17,7 +17,6 @@ topic. A world may name its start pose (``start_pose`` in its YAML): it is the d
 """
 
 import dataclasses
-import math
 import sys
 from typing import Any, List, Optional
 
@@ -34,10 +33,19 @@ from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
-from robot_sm.parameters import ConfigurationError, duration, Param, rate
+from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
 from robot_sm.planar import Pose2D, quaternion_from_yaw
 from robot_sm.resources import share_directory, world_file
-from robot_sm.sim import ArmModel, DiffDriveBase, RangeSensor, ServoJoints
+from robot_sm.sim import (
+    ArmModel,
+    BASE_PARAMETERS,
+    BaseSettings,
+    DiffDriveBase,
+    RangeSensor,
+    SENSOR_PARAMETERS,
+    SensorSettings,
+    ServoJoints,
+)
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
@@ -48,29 +56,19 @@ PARAMETERS = [
     Param('start_y', 1.0, "Start position y in the map frame (m); default: the world's "
           'start_pose'),
     Param('start_yaw', 0.0, "Start heading (rad); default: the world's start_pose"),
-    Param('robot_radius', 0.1, 'Radius of the robot disc used for collisions (m)', minimum=0.0,
-          exclusive_minimum=True),
-    Param('wheel_radius', 0.03, 'Wheel radius (m)', minimum=0.0, exclusive_minimum=True),
-    Param('wheel_base', 0.1125, 'Distance between the wheels (m)', minimum=0.0,
-          exclusive_minimum=True),
+    *BASE_PARAMETERS,
     Param('wheel_joint_names', ['left_wheel_joint', 'right_wheel_joint'],
           'Names of the left and right wheel joints in wheel_command and joint_states',
           kind='str_list', check=lambda v: None if len(v) == 2 else 'must name two joints'),
     Param('command_input', 'wheel_command', 'Velocity input: wheel_command (JointState '
           'velocities of the wheel joints) or cmd_vel (Twist)',
           choices=('wheel_command', 'cmd_vel')),
-    duration('command_timeout', 0.5, 'A command older than this is treated as zero', 0.01,
-             10.0),
     rate('update_frequency', 50.0, 'Simulation steps per second of wall time', 1.0, 1000.0),
     Param('map_frame', 'map', 'Frame of the world map and of base_pose_ground_truth'),
     Param('odom_frame', 'odom', 'Frame of the odometry (map_frame -> odom_frame is the identity)'),
     Param('base_frame', 'base_footprint', 'Child frame of the odometry'),
     Param('reveal_map', False, 'Publish only what the simulated range sensor has seen'),
-    Param('sensor_range', 3.0, 'Range of the simulated sensor (m)', minimum=0.0,
-          exclusive_minimum=True),
-    Param('sensor_fov', 2.0 * math.pi, 'Field of view of the simulated sensor (rad)',
-          minimum=0.0, exclusive_minimum=True, maximum=2.0 * math.pi),
-    Param('sensor_rays', 360, 'Rays cast by the simulated sensor', minimum=1),
+    *SENSOR_PARAMETERS,
     rate('sensor_frequency', 5.0, 'Sensor updates and map publications per second', 0.1,
          100.0),
     Param('arm_joint_names', [], 'Arm joints that follow joint_command, joints of the arm URDF '
@@ -129,10 +127,7 @@ class RobotSim(Node):
         config.update(declare_parameters(self, specs))
         try:
             start = Pose2D(config['start_x'], config['start_y'], config['start_yaw'])
-            self.base = DiffDriveBase(
-                self.world, start, radius=config['robot_radius'],
-                wheel_radius=config['wheel_radius'], wheel_base=config['wheel_base'],
-                command_timeout=config['command_timeout'])
+            self.base = DiffDriveBase(self.world, start, config_from(BaseSettings, config))
         except ValueError as error:
             raise ConfigurationError(f"parameters 'start_*': {error}") from error
         self.config = config
@@ -152,8 +147,7 @@ class RobotSim(Node):
             self._arm_model = model
         self.reveal = config['reveal_map']
         self.known = self.world.blank_copy() if self.reveal else self.world
-        self.sensor = RangeSensor(config['sensor_range'], config['sensor_fov'],
-                                  config['sensor_rays'])
+        self.sensor = RangeSensor(config_from(SensorSettings, config))
         self.period = 1.0 / config['update_frequency']
         self.sim_step = self.period * (config['time_scale'] if config['publish_clock'] else 1.0)
         self.sim_time = self.get_clock().now().nanoseconds * 1e-9

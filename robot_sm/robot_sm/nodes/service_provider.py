@@ -37,7 +37,7 @@ from rclpy.time import Time
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.waypoint_markers import waypoint_markers
-from robot_sm.parameters import ConfigurationError, duration, Param
+from robot_sm.parameters import config_from, ConfigurationError, duration, Param
 from robot_sm.qos import EVENTS, SENSOR, SERVICES, STATE
 from robot_sm.quoting import quoted
 from robot_sm.storage import default_file
@@ -49,7 +49,9 @@ from robot_sm.waypoints import (
     PersistenceError,
     Pose,
     RequestError,
+    STORE_PARAMETERS,
     StoreError,
+    StoreSettings,
     WaypointFile,
     WaypointList,
 )
@@ -85,14 +87,6 @@ def _not_empty(value: str) -> Optional[str]:
     return 'must not be empty' if not value else None
 
 
-def _routine_names(names: List[str]) -> Optional[str]:
-    if not all(names):
-        return 'must not hold empty names'
-    if len(set(names)) != len(names):
-        return 'must not name a routine twice'
-    return None
-
-
 def parameters(namespace: str = '/') -> List[Param]:
     """Return the node's parameter specifications; the waypoints file's default follows them."""
     return [
@@ -107,18 +101,12 @@ def parameters(namespace: str = '/') -> List[Param]:
               check=_not_empty),
         Param('pose_topic_type', 'odometry', 'Message type on pose_topic.',
               choices=('odometry', 'pose_stamped')),
-        Param('waypoint_routines', [], 'Routines a waypoint may name (each run by the plugin '
-              'state <Name>Routine); what get_waypoint_routines returns.', kind='str_list',
-              check=_routine_names),
         Param('waypoints_file', default_file(namespace, 'waypoints.yaml'), 'YAML file the '
               'waypoint list is saved to on every change and loaded from at start; empty '
               'disables saving.'),
         Param('add_waypoints_from_clicked_point', True,
               'Append a waypoint for every point published on clicked_point (RViz).'),
-        Param('failed_goal_tolerance', 0.05,
-              'Failed goals closer than this (m, Euclidean) are recorded once.', minimum=0.0),
-        Param('exploration_goal_tolerance', 0.05, 'An exploration goal stays valid while an '
-              'exploration goal lies within this distance (m, Euclidean).', minimum=0.0),
+        *STORE_PARAMETERS,
         Param('navigation_reverse_service', '', 'SetBool service that must accept a reverse '
               'mode change before it is made; empty: changes are accepted at once.'),
         duration('navigation_reverse_timeout', 2.0, 'Time to wait for '
@@ -158,12 +146,8 @@ class ServiceProvider(Node):
         self._lock = threading.Lock()
 
         file, loaded = self._load(config['waypoints_file'])
-        self._store = DataStore(
-            loaded.waypoints,
-            routines=config['waypoint_routines'],
-            failed_goal_tolerance=config['failed_goal_tolerance'],
-            exploration_goal_tolerance=config['exploration_goal_tolerance'],
-            save=file.save if file is not None else None)
+        self._store = DataStore(loaded.waypoints, config_from(StoreSettings, config),
+                                save=file.save if file is not None else None)
         for waypoint_id, routine in self._store.unknown_routines():
             self.get_logger().warning(
                 f"waypoint id {waypoint_id} names routine '{routine}', which is not in "

@@ -32,13 +32,13 @@ from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import ConfigurationError, duration, Param, rate
+from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
 from robot_sm.teleop import quaternion
-from robot_sm.teleop.arm_teleop import ACTION_ELEMENTS, ArmTeleop, TeleopSettings
+from robot_sm.teleop.arm_teleop import ACTION_ELEMENTS, ArmTeleop
 from robot_sm.teleop.controller import ControllerSample, HANDS
 from robot_sm.teleop.execution import ExecutionState
 from robot_sm.teleop.ik import model_from_urdf, model_from_urdf_file, PositionIk
-from robot_sm.teleop.roll import TWIST_AXES
+from robot_sm.teleop.settings import IK_PARAMETERS, IkSettings, TELEOP_PARAMETERS, TeleopSettings
 from robot_sm_msgs.msg import ExecutionState as ExecutionStateMsg
 from sensor_msgs.msg import JointState, Joy
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension
@@ -71,11 +71,6 @@ PARAMETERS = [
     rate('rate_hz', 60.0, 'tick rate of the retargeting loop', 1.0, 1000.0),
     duration('input_timeout', 0.1, 'a controller without a message for this long is absent',
              0.005, 10.0),
-    Param('control_hand', 'left', 'controller whose buttons run the state machine: '
-          'secondary (B/Y) = kill, primary (A/X) = run toggle, thumbstick click = reset',
-          choices=HANDS),
-    Param('arm_hand', 'right', 'controller whose pose, squeeze and trigger drive the arm',
-          choices=HANDS),
     _index('button_primary', 0, 'the primary button (A/X)'),
     _index('button_secondary', 1, 'the secondary button (B/Y)'),
     _index('button_thumbstick', 2, 'the thumbstick click'),
@@ -83,57 +78,11 @@ PARAMETERS = [
     _index('axis_thumbstick_y', 1, 'the thumbstick y axis (up positive)'),
     _index('axis_trigger', 2, 'the trigger axis (0 released .. 1 pressed)'),
     _index('axis_squeeze', 3, 'the squeeze (grip) axis (0 released .. 1 pressed)'),
-    Param('button_threshold', 0.5, 'a button value at or above this presses it', minimum=0.0),
-    Param('button_release_threshold', 0.5, 'a pressed button stays pressed while at or above '
-          'this (<= button_threshold)', minimum=0.0),
-    Param('activate_frames', 2, 'ticks a press must last to register', minimum=1),
-    Param('deactivate_frames', 2, 'ticks a release must last to register', minimum=1),
-    Param('reset_on_input_loss', True, 'emit one reset pulse when the control inputs drop out'),
-    Param('position_scale', 1.0, 'end-effector metres per metre of hand motion', minimum=0.0,
-          exclusive_minimum=True),
-    Param('squeeze_threshold', 0.5, 'squeeze above this engages the clutch', minimum=0.0,
-          check=lambda v: None if v < 1.0 else 'must be < 1'),
-    Param('require_squeeze', True, 'engage only while squeezing; false: whenever RUNNING'),
-    Param('home_position', (), 'clutch fallback home [x, y, z] in base_frame (m); empty: the '
-          'end effector at initial_arm_positions', kind='float_list',
-          check=lambda v: None if len(v) in (0, 3) else 'must be empty or hold 3 numbers'),
-    Param('twist_axis', 'world_z', 'axis of the wrist-roll twist: world_z (fixed vertical) or '
-          "body_z (the controller's own Z)", choices=TWIST_AXES),
-    Param('roll_offset', 0.0, 'roll channel (rad) before the first engagement and after reset'),
-    Param('roll_sign', 1.0, 'direction of the roll channel: 1 or -1',
-          check=lambda v: None if v in (1.0, -1.0) else 'must be 1 or -1'),
-    Param('wrap_roll', False, 'wrap the roll channel to (-pi, pi]'),
-    Param('gripper_deadzone', 0.05, 'released-end trigger deadzone', minimum=0.0,
-          check=lambda v: None if v < 1.0 else 'must be < 1'),
+    *TELEOP_PARAMETERS,
     Param('robot_description', '', 'URDF of the arm; empty: read urdf_path'),
     Param('urdf_path', '', f'URDF file of the arm; empty: the bundled config/{BUNDLED_URDF}'),
     Param('base_frame', 'base_link', 'frame of teleop/ee_target (the URDF root link)'),
-    Param('ee_frame', 'gripper_tcp', 'URDF frame whose position the IK controls'),
-    Param('arm_joints', ('shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex'),
-          'joints that track the target position', kind='str_list'),
-    Param('roll_joint', 'wrist_roll', 'joint driven by the roll channel'),
-    Param('gripper_joint', 'gripper', 'joint driven by the gripper channel'),
-    Param('gripper_offset', 1.0, 'gripper joint position when open (closedness 0)'),
-    Param('gripper_scale', -1.0, 'gripper joint change from open to closed (closedness 1)'),
-    Param('initial_arm_positions', (0.0, 0.0, 0.3, 0.5), 'arm joint positions the IK starts '
-          'from (rad, arm_joints order); the first command holds them', kind='float_list'),
-    Param('max_joint_speed', 3.0, 'largest joint speed of the commands (rad/s): a reset or a '
-          'target coming back into reach is a motion, not a jump; 0: no limit', minimum=0.0),
-    Param('ik_damping', 0.01, 'base damping of the least-squares IK step (m); the squared '
-          'position error is added to it', minimum=0.0, exclusive_minimum=True),
-    Param('ik_max_iterations', 10, 'IK iterations per tick at most', minimum=1),
-    Param('ik_tolerance', 1e-4, 'IK stops below this position error (m)', minimum=0.0,
-          exclusive_minimum=True),
-    Param('ik_max_step', 0.2, 'largest joint change in one IK iteration (rad)', minimum=0.0,
-          exclusive_minimum=True),
-    Param('base_teleop', False, 'drive the base from a thumbstick on teleoperation/cmd_vel'),
-    Param('base_hand', 'left', 'controller whose thumbstick drives the base',
-          choices=HANDS),
-    Param('base_linear_scale', 0.5, 'forward speed (m/s) at full thumbstick y'),
-    Param('base_angular_scale', -1.0, 'yaw rate (rad/s) at full thumbstick x (negative: '
-          'pushing right turns clockwise)'),
-    Param('base_deadzone', 0.1, 'thumbstick deadzone for the base', minimum=0.0,
-          check=lambda v: None if v < 1.0 else 'must be < 1'),
+    *IK_PARAMETERS,
 ]
 
 
@@ -164,19 +113,15 @@ class TeleopRetargeting(Node):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('teleop_retargeting', **kwargs)
         config = declare_parameters(self, PARAMETERS)
-        if config['button_release_threshold'] > config['button_threshold']:
-            raise ConfigurationError(
-                "parameter 'button_release_threshold' must be <= button_threshold "
-                f"(got {config['button_release_threshold']!r})")
+        settings = config_from(TeleopSettings, config)
         self._timeout = config['input_timeout']
         self._base_frame = config['base_frame']
         self._joy_fields = [(config[name], field, attribute)
                             for name, (field, attribute) in JOY_FIELDS.items()]
         self._needed = {field: 1 + max(index for index, f, _ in self._joy_fields if f == field)
                         for field in ('buttons', 'axes')}
-        ik = self._ik(config)
         try:
-            self._teleop = ArmTeleop(self._settings(config), ik)
+            self._teleop = ArmTeleop(settings, self._ik(config))
         except ValueError as error:
             raise ConfigurationError(f'parameter {error}') from None
 
@@ -213,36 +158,7 @@ class TeleopRetargeting(Node):
             f"{'on' if config['base_teleop'] else 'off'})")
 
     @staticmethod
-    def _settings(config: Dict[str, Any]) -> TeleopSettings:
-        return TeleopSettings(
-            control_hand=config['control_hand'], arm_hand=config['arm_hand'],
-            button_threshold=config['button_threshold'],
-            button_release_threshold=config['button_release_threshold'],
-            activate_frames=config['activate_frames'],
-            deactivate_frames=config['deactivate_frames'],
-            reset_on_input_loss=config['reset_on_input_loss'],
-            position_scale=config['position_scale'],
-            squeeze_threshold=config['squeeze_threshold'],
-            require_squeeze=config['require_squeeze'],
-            home_position=config['home_position'] or None,
-            twist_axis=config['twist_axis'], roll_offset=config['roll_offset'],
-            roll_sign=config['roll_sign'], wrap_roll=config['wrap_roll'],
-            gripper_deadzone=config['gripper_deadzone'],
-            max_joint_speed=config['max_joint_speed'],
-            base_teleop=config['base_teleop'], base_hand=config['base_hand'],
-            base_linear_scale=config['base_linear_scale'],
-            base_angular_scale=config['base_angular_scale'],
-            base_deadzone=config['base_deadzone'])
-
-    @staticmethod
     def _ik(config: Dict[str, Any]) -> PositionIk:
-        options: Dict[str, Any] = {
-            'ee_frame': config['ee_frame'], 'arm_joints': config['arm_joints'],
-            'roll_joint': config['roll_joint'], 'gripper_joint': config['gripper_joint'],
-            'gripper_offset': config['gripper_offset'], 'gripper_scale': config['gripper_scale'],
-            'initial_arm_positions': config['initial_arm_positions'],
-            'damping': config['ik_damping'], 'max_iterations': config['ik_max_iterations'],
-            'tolerance': config['ik_tolerance'], 'max_step': config['ik_max_step']}
         try:
             if config['robot_description']:
                 model = model_from_urdf(config['robot_description'])
@@ -252,7 +168,7 @@ class TeleopRetargeting(Node):
             source = 'robot_description' if config['robot_description'] else 'urdf_path'
             raise ConfigurationError(f"parameter '{source}': {error}") from None
         try:
-            return PositionIk(model, **options)
+            return PositionIk(model, config_from(IkSettings, config))
         except ValueError as error:
             raise ConfigurationError(f'parameter {error}') from None
 

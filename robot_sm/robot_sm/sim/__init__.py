@@ -7,7 +7,8 @@ arm whose joints follow their commands like position-controlled servos.
 
 from robot_sm.sim.arm import ServoJoints
 from robot_sm.sim.arm_model import ArmModel, LinkTransform
-from robot_sm.sim.diff_drive import DiffDriveBase
-from robot_sm.sim.range_sensor import RangeSensor
+from robot_sm.sim.diff_drive import BASE_PARAMETERS, BaseSettings, DiffDriveBase
+from robot_sm.sim.range_sensor import RangeSensor, SENSOR_PARAMETERS, SensorSettings
 
-__all__ = ['ArmModel', 'DiffDriveBase', 'LinkTransform', 'RangeSensor', 'ServoJoints']
+__all__ = ['ArmModel', 'BASE_PARAMETERS', 'BaseSettings', 'DiffDriveBase', 'LinkTransform',
+           'RangeSensor', 'SENSOR_PARAMETERS', 'SensorSettings', 'ServoJoints']

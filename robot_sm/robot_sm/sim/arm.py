@@ -1,14 +1,14 @@
 """
 Arm joints that follow position commands like position-controlled servos, within their limits.
 
-Commands and motion go through the controller library (:mod:`robot_sm.control`):
+Commands and motion go through the controller library (:mod:`robot_sm_control`):
 
-- a :class:`~robot_sm.control.CommandController` with an absolute-position
-  :class:`~robot_sm.control.JointLaw` turns each command into the joints' target, clipped to their
+- a :class:`~robot_sm_control.CommandController` with an absolute-position
+  :class:`~robot_sm_control.JointLaw` turns each command into the joints' target, clipped to their
   position limits (a sticky goal: the last target holds until the next command);
 - every step the servo asks for the velocity that closes the gap to the target with time
-  constant ``time_constant``; a second :class:`~robot_sm.control.CommandController`, a velocity
-  :class:`~robot_sm.control.JointLaw`, clips that demand to the joints' velocity limits (the
+  constant ``time_constant``; a second :class:`~robot_sm_control.CommandController`, a velocity
+  :class:`~robot_sm_control.JointLaw`, clips that demand to the joints' velocity limits (the
   speed of the real servos), and the positions integrate it, clipped to the position limits.
 
 So a small move follows a first-order lag and a large one runs at the speed limit, and no joint
@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from robot_sm.control import (CommandController, ControlLimits, ControlType, JOINT_POSITION,
+from robot_sm_control import (CommandController, ControlLimits, ControlType, JOINT_POSITION,
                               JOINT_VELOCITY, JointLaw)
 
 

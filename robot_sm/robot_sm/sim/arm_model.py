@@ -16,9 +16,9 @@ from xml.etree import ElementTree
 import numpy as np
 import pinocchio as pin
 
-from robot_sm.control import ControlLimits
 from robot_sm.teleop import quaternion
 from robot_sm.teleop.ik import model_from_urdf
+from robot_sm_control import ControlLimits
 
 
 @dataclass(frozen=True)

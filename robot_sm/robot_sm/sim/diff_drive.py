@@ -1,20 +1,45 @@
 """A kinematic differential-drive base that stops at obstacles."""
 
+from dataclasses import dataclass
 import math
 from typing import Optional, Tuple
 
 import numpy as np
 
 from robot_sm.grid.occupancy_grid import OccupancyGrid
+from robot_sm.parameters import defaults, duration, Param, Settings
 from robot_sm.planar import Pose2D, wrap_angle
+
+BASE_PARAMETERS = (
+    Param('robot_radius', 0.1, 'Radius of the robot disc used for collisions (m)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('wheel_radius', 0.03, 'Wheel radius (m)', minimum=0.0, exclusive_minimum=True),
+    Param('wheel_base', 0.1125, 'Distance between the wheels (m)', minimum=0.0,
+          exclusive_minimum=True),
+    duration('command_timeout', 0.5, 'A command older than this is treated as zero', 0.01,
+             10.0),
+)
+_default = defaults(BASE_PARAMETERS)
+
+
+@dataclass(frozen=True)
+class BaseSettings(Settings):
+    """The simulated base's size, wheels and command watchdog."""
+
+    SPECS = BASE_PARAMETERS
+
+    robot_radius: float = _default('robot_radius')
+    wheel_radius: float = _default('wheel_radius')
+    wheel_base: float = _default('wheel_base')
+    command_timeout: float = _default('command_timeout')
 
 
 class DiffDriveBase:
     """
     Integrate wheel (or body) velocity commands into a pose on an occupancy grid.
 
-    The base is a disc of ``radius``. A step that would bring the disc onto an obstacle cell (or
-    off the map) is not taken: the base stays where it was, its velocity becomes zero and
+    The base is a disc of ``robot_radius``. A step that would bring the disc onto an obstacle cell
+    (or off the map) is not taken: the base stays where it was, its velocity becomes zero and
     ``collided`` is set until it moves freely again. A command older than ``command_timeout``
     seconds is treated as zero, as a motor driver's watchdog would.
     """
@@ -23,22 +48,14 @@ class DiffDriveBase:
         self,
         world: OccupancyGrid,
         pose: Pose2D,
-        *,
-        radius: float = 0.1,
-        wheel_radius: float = 0.03,
-        wheel_base: float = 0.1125,
-        command_timeout: float = 0.5,
+        settings: BaseSettings = BaseSettings(),
     ) -> None:
-        for name, value in (('radius', radius), ('wheel_radius', wheel_radius),
-                            ('wheel_base', wheel_base)):
-            if not (math.isfinite(value) and value > 0.0):
-                raise ValueError(f'{name} must be a positive number, got {value}')
         self.world = world
         self.pose = pose
-        self.radius = radius
-        self.wheel_radius = wheel_radius
-        self.wheel_base = wheel_base
-        self.command_timeout = command_timeout
+        self.radius = settings.robot_radius
+        self.wheel_radius = settings.wheel_radius
+        self.wheel_base = settings.wheel_base
+        self.command_timeout = settings.command_timeout
         self.linear = 0.0
         self.angular = 0.0
         self.collided = False

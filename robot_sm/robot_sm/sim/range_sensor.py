@@ -1,32 +1,47 @@
 """A planar range sensor that reveals the cells it can see on a map being explored."""
 
+from dataclasses import dataclass
 import math
 
 import numpy as np
 
 from robot_sm.grid.occupancy_grid import OccupancyGrid
+from robot_sm.parameters import defaults, Param, Settings
 from robot_sm.planar import Pose2D
+
+SENSOR_PARAMETERS = (
+    Param('sensor_range', 3.0, 'Range of the simulated sensor (m)', minimum=0.0,
+          exclusive_minimum=True),
+    Param('sensor_fov', 2.0 * math.pi, 'Field of view of the simulated sensor (rad)',
+          minimum=0.0, exclusive_minimum=True, maximum=2.0 * math.pi),
+    Param('sensor_rays', 360, 'Rays cast by the simulated sensor', minimum=1),
+)
+_default = defaults(SENSOR_PARAMETERS)
+
+
+@dataclass(frozen=True)
+class SensorSettings(Settings):
+    """How far, how wide and how finely the simulated sensor sees."""
+
+    SPECS = SENSOR_PARAMETERS
+
+    sensor_range: float = _default('sensor_range')
+    sensor_fov: float = _default('sensor_fov')
+    sensor_rays: int = _default('sensor_rays')
 
 
 class RangeSensor:
     """
-    Cast ``rays`` rays over ``fov`` radians up to ``max_range`` metres from the robot.
+    Cast ``sensor_rays`` rays over ``sensor_fov`` radians up to ``sensor_range`` metres.
 
     Each ray reveals the true value of every cell it crosses up to and including the first
     obstacle, which it does not pass; cells beyond stay as they were.
     """
 
-    def __init__(self, max_range: float = 3.0, fov: float = 2.0 * math.pi,
-                 rays: int = 360) -> None:
-        if not (math.isfinite(max_range) and max_range > 0.0):
-            raise ValueError(f'max_range must be a positive number, got {max_range}')
-        if not (0.0 < fov <= 2.0 * math.pi):
-            raise ValueError(f'fov must be in (0, 2*pi], got {fov}')
-        if rays < 1:
-            raise ValueError(f'rays must be at least 1, got {rays}')
-        self.max_range = max_range
-        self.fov = fov
-        self.rays = rays
+    def __init__(self, settings: SensorSettings = SensorSettings()) -> None:
+        self.max_range = settings.sensor_range
+        self.fov = settings.sensor_fov
+        self.rays = settings.sensor_rays
 
     def reveal(self, truth: OccupancyGrid, known: OccupancyGrid, pose: Pose2D) -> int:
         """Copy what the sensor sees at ``pose`` from ``truth`` into ``known``; count new cells."""

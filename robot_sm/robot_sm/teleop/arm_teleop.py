@@ -22,10 +22,10 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from robot_sm.teleop import checks
 from robot_sm.teleop.base_teleop import BaseTeleop
+from robot_sm.teleop.checks import Vector, vector
 from robot_sm.teleop.clutch import ClutchRetargeter, EE_POSE_ELEMENTS
-from robot_sm.teleop.controller import ControllerSample, HANDS
+from robot_sm.teleop.controller import ControllerSample
 from robot_sm.teleop.execution import ExecutionState
 from robot_sm.teleop.graph import ConnectedRetargeter, controllers_source, OutputCombiner
 from robot_sm.teleop.graph import Source, ValueInput
@@ -35,6 +35,7 @@ from robot_sm.teleop.reorderer import TensorReorderer
 from robot_sm.teleop.roll import RollRetargeter
 from robot_sm.teleop.selector import create_bool_selector, SelectorFn
 from robot_sm.teleop.session import TeleopSession
+from robot_sm.teleop.settings import TeleopSettings
 from robot_sm.teleop.state_manager import DefaultTeleopStateManager
 
 #: Longest time step (s) the joint speed limit grants one tick, however late it comes.
@@ -42,36 +43,6 @@ MAX_TICK_STEP = 0.1
 
 #: Element names of the action vector, in order.
 ACTION_ELEMENTS: Tuple[str, ...] = ('pos_x', 'pos_y', 'pos_z', 'roll_value', 'gripper_value')
-
-
-@dataclass(frozen=True)
-class TeleopSettings:
-    """Everything configurable about the pipelines (the IK is configured on its own)."""
-
-    control_hand: str = 'left'
-    arm_hand: str = 'right'
-    button_threshold: float = 0.5
-    button_release_threshold: float = 0.5
-    activate_frames: int = 2
-    deactivate_frames: int = 2
-    reset_on_input_loss: bool = True
-    position_scale: float = 1.0
-    squeeze_threshold: float = 0.5
-    require_squeeze: bool = True
-    #: Fallback home of the clutch (base frame); None: the IK's end-effector at its start pose.
-    home_position: Optional[checks.Vector] = None
-    twist_axis: str = 'world_z'
-    roll_offset: float = 0.0
-    roll_sign: float = 1.0
-    wrap_roll: bool = False
-    gripper_deadzone: float = 0.05
-    #: Largest joint speed of the commands (rad/s, or m/s for a prismatic joint); 0: no limit.
-    max_joint_speed: float = 3.0
-    base_teleop: bool = False
-    base_hand: str = 'left'
-    base_linear_scale: float = 0.5
-    base_angular_scale: float = -1.0
-    base_deadzone: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -92,7 +63,7 @@ class TeleopOutput:
 
 def build_control_pipeline(controllers: Source, settings: TeleopSettings) -> OutputCombiner:
     """Return the selectors and state manager on the ``control_hand`` controller."""
-    hand = controllers.output(checks.choice(settings.control_hand, HANDS, 'control_hand'))
+    hand = controllers.output(settings.control_hand)
 
     def selector(name: str, selector_fn: SelectorFn) -> ConnectedRetargeter:
         return create_bool_selector(
@@ -118,10 +89,10 @@ def build_control_pipeline(controllers: Source, settings: TeleopSettings) -> Out
 
 def build_retargeting_pipeline(
     controllers: Source, robot_ee_pose: ValueInput, robot_base_pose: ValueInput,
-    settings: TeleopSettings, home_position: checks.Vector,
+    settings: TeleopSettings, home_position: Vector,
 ) -> OutputCombiner:
     """Return clutch, roll and gripper on the ``arm_hand`` controller and the action reorderer."""
-    hand = controllers.output(checks.choice(settings.arm_hand, HANDS, 'arm_hand'))
+    hand = controllers.output(settings.arm_hand)
     clutch = ClutchRetargeter(
         'ee_pose', home_position, position_scale=settings.position_scale,
         squeeze_threshold=settings.squeeze_threshold, require_squeeze=settings.require_squeeze)
@@ -161,8 +132,8 @@ class ArmTeleop:
     def __init__(self, settings: TeleopSettings, ik: PositionIk) -> None:
         self.settings = settings
         self.ik = ik
-        home = ik.forward() if settings.home_position is None else checks.vector(
-            settings.home_position, 3, 'home_position')
+        home = vector(settings.home_position, 3, 'home_position') if settings.home_position \
+            else ik.forward()
         self._controllers = controllers_source()
         self._ee_input = ValueInput('robot_ee_pose')
         self._base_input = ValueInput('robot_base_pose')
@@ -170,14 +141,11 @@ class ArmTeleop:
             build_retargeting_pipeline(self._controllers, self._ee_input, self._base_input,
                                        settings, home),
             build_control_pipeline(self._controllers, settings))
-        self._max_speed = checks.finite(settings.max_joint_speed, 'max_joint_speed')
-        if self._max_speed < 0.0:
-            raise ValueError(f'max_joint_speed must be >= 0, got {settings.max_joint_speed!r}')
+        self._max_speed = settings.max_joint_speed
         self._command = ik.positions
         self._last_time: Optional[float] = None
         self._base = None
         if settings.base_teleop:
-            checks.choice(settings.base_hand, HANDS, 'base_hand')
             self._base = BaseTeleop(linear_scale=settings.base_linear_scale,
                                     angular_scale=settings.base_angular_scale,
                                     deadzone=settings.base_deadzone)

@@ -12,9 +12,9 @@ nothing, so a stopped teleop never holds the base moving and never fights anothe
 import math
 from typing import Optional, Tuple
 
-from robot_sm.teleop import checks
 from robot_sm.teleop.controller import ControllerSample
 from robot_sm.teleop.execution import ExecutionState
+from robot_sm.teleop.settings import checked
 
 
 def shape_axis(value: float, deadzone: float) -> float:
@@ -29,9 +29,9 @@ class BaseTeleop:
 
     def __init__(self, *, linear_scale: float = 0.5, angular_scale: float = -1.0,
                  deadzone: float = 0.1) -> None:
-        self.linear_scale = checks.finite(linear_scale, 'base_linear_scale')
-        self.angular_scale = checks.finite(angular_scale, 'base_angular_scale')
-        self.deadzone = checks.unit_interval(deadzone, 'base_deadzone')
+        self.linear_scale = checked('base_linear_scale', linear_scale)
+        self.angular_scale = checked('base_angular_scale', angular_scale)
+        self.deadzone = checked('base_deadzone', deadzone)
         self._was_running = False
 
     def update(self, state: ExecutionState,

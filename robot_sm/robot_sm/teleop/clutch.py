@@ -28,10 +28,12 @@ from typing import Mapping, Optional, Tuple, TypeGuard
 
 import numpy as np
 
-from robot_sm.teleop import checks, quaternion
+from robot_sm.teleop import quaternion
+from robot_sm.teleop.checks import Vector, vector
 from robot_sm.teleop.controller import ControllerSample
 from robot_sm.teleop.execution import ComputeContext, ExecutionState
 from robot_sm.teleop.graph import Port, Retargeter, Value, Values
+from robot_sm.teleop.settings import checked
 
 #: Element names of the ``ee_pose`` output, for the reorderer.
 EE_POSE_ELEMENTS: Tuple[str, ...] = (
@@ -68,7 +70,7 @@ class ClutchRetargeter(Retargeter):
     def __init__(
         self,
         name: str,
-        home_position: checks.Vector,
+        home_position: Vector,
         *,
         position_scale: float = 1.0,
         squeeze_threshold: float = 0.5,
@@ -79,9 +81,9 @@ class ClutchRetargeter(Retargeter):
             [Port(self.CONTROLLER_INPUT, True), Port(self.ROBOT_EE_POSE_INPUT, True),
              Port(self.ROBOT_BASE_POSE_INPUT, True)],
             [Port(self.OUTPUT)])
-        self._configured_home = checks.vector(home_position, 3, 'home_position')
-        self.position_scale = checks.positive(position_scale, 'position_scale')
-        self.squeeze_threshold = checks.unit_interval(squeeze_threshold, 'squeeze_threshold')
+        self._configured_home = vector(home_position, 3, 'home_position')
+        self.position_scale = checked('position_scale', position_scale)
+        self.squeeze_threshold = checked('squeeze_threshold', squeeze_threshold)
         self.require_squeeze = bool(require_squeeze)
         self._last_position = self._configured_home.copy()
         self._last_orientation = np.array([0.0, 0.0, 0.0, 1.0])

@@ -10,10 +10,10 @@ gated on the execution state: the node only sends joint commands while RUNNING.
 import math
 from typing import Mapping, Optional
 
-from robot_sm.teleop import checks
 from robot_sm.teleop.controller import ControllerSample
 from robot_sm.teleop.execution import ComputeContext
 from robot_sm.teleop.graph import Port, Retargeter, Value, Values
+from robot_sm.teleop.settings import checked
 
 
 def closedness(trigger: float, deadzone: float = 0.05) -> float:
@@ -30,7 +30,7 @@ class GripperRetargeter(Retargeter):
 
     def __init__(self, name: str, *, deadzone: float = 0.05) -> None:
         super().__init__(name, [Port(self.CONTROLLER_INPUT, True)], [Port(self.OUTPUT)])
-        self.deadzone = checks.unit_interval(deadzone, 'gripper_deadzone')
+        self.deadzone = checked('gripper_deadzone', deadzone)
         self._last = 0.0
 
     def compute(self, inputs: Mapping[str, Value], context: ComputeContext) -> Values:

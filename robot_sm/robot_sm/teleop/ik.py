@@ -13,12 +13,13 @@ Jacobian, warm-started from the previous solution::
 
 The error-dependent damping (Sugihara, 2011) makes a near target converge like Gauss-Newton and a
 far or unreachable one move in small, monotone gradient-like steps instead of thrashing at the
-stretched-out singularity. Each step is limited to ``max_step`` radians per joint and every joint
-is clamped to its URDF limits. Teleop targets move a little per tick, so a handful of iterations
-converge; an out-of-reach target ends at the closest reachable point within the limits, never NaN.
-An iteration that moves no joint by more than :data:`STALL_STEP` ends the solve early: the arm
-already stands where further iterations would leave it (out of reach, or pinned at a limit), so
-an out-of-reach target costs about as much as a reachable one instead of every iteration.
+stretched-out singularity. Each step is limited to ``ik_max_step`` radians per joint and every
+joint is clamped to its URDF limits. Teleop targets move a little per tick, so a handful of
+iterations converge; an out-of-reach target ends at the closest reachable point within the limits,
+never NaN. An iteration that moves no joint by more than :data:`STALL_STEP` ends the solve early:
+the arm already stands where further iterations would leave it (out of reach, or pinned at a
+limit), so an out-of-reach target costs about as much as a reachable one instead of every
+iteration.
 """
 
 import math
@@ -28,7 +29,8 @@ from xml.etree import ElementTree
 import numpy as np
 import pinocchio as pin
 
-from robot_sm.teleop import checks
+from robot_sm.teleop.checks import vector
+from robot_sm.teleop.settings import IkSettings
 
 
 def model_from_urdf(urdf: str) -> 'pin.Model':
@@ -68,24 +70,16 @@ STALL_STEP = 1e-5
 class PositionIk:
     """Damped-least-squares position IK for the arm joints, plus roll and gripper channels."""
 
-    def __init__(
-        self,
-        model: 'pin.Model',
-        *,
-        ee_frame: str = 'gripper_tcp',
-        arm_joints: Sequence[str] = ('shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex'),
-        roll_joint: str = 'wrist_roll',
-        gripper_joint: str = 'gripper',
-        gripper_offset: float = 1.0,
-        gripper_scale: float = -1.0,
-        initial_arm_positions: Optional[Sequence[float]] = None,
-        damping: float = 0.01,
-        max_iterations: int = 10,
-        tolerance: float = 1e-4,
-        max_step: float = 0.2,
-    ) -> None:
+    def __init__(self, model: 'pin.Model', settings: IkSettings = IkSettings()) -> None:
+        """
+        Solve for the frames and joints ``settings`` name in ``model``.
+
+        :raises ValueError: for a frame or joint the model does not have, or joints named twice.
+        """
         self.model = model
         self.data = model.createData()
+        ee_frame, arm_joints = settings.ee_frame, list(settings.arm_joints)
+        roll_joint, gripper_joint = settings.roll_joint, settings.gripper_joint
         if not model.existFrame(ee_frame):
             raise ValueError(f"ee_frame '{ee_frame}' is not a frame of the robot model")
         self._frame = model.getFrameId(ee_frame)
@@ -100,21 +94,18 @@ class PositionIk:
         self._gripper_q = self._index(gripper_joint, 'gripper_joint')
         self.joint_names: List[str] = names
         self._command_q = np.array([*self._arm_q, self._roll_q, self._gripper_q])
-        self.gripper_offset = checks.finite(gripper_offset, 'gripper_offset')
-        self.gripper_scale = checks.finite(gripper_scale, 'gripper_scale')
-        self.damping = checks.positive(damping, 'ik_damping')
-        if isinstance(max_iterations, bool) or int(max_iterations) != max_iterations \
-                or max_iterations < 1:
-            raise ValueError(f'ik_max_iterations must be an integer >= 1, got {max_iterations!r}')
-        self.max_iterations = int(max_iterations)
-        self.tolerance = checks.positive(tolerance, 'ik_tolerance')
-        self.max_step = checks.positive(max_step, 'ik_max_step')
+        self.gripper_offset = settings.gripper_offset
+        self.gripper_scale = settings.gripper_scale
+        self.damping = settings.ik_damping
+        self.max_iterations = settings.ik_max_iterations
+        self.tolerance = settings.ik_tolerance
+        self.max_step = settings.ik_max_step
         self._lower = np.array(model.lowerPositionLimit, dtype=float)
         self._upper = np.array(model.upperPositionLimit, dtype=float)
         self._q = self._clamp(np.array(pin.neutral(model), dtype=float))
-        if initial_arm_positions is not None:
-            initial = checks.vector(initial_arm_positions, len(arm_joints),
-                                    'initial_arm_positions')
+        if settings.initial_arm_positions is not None:
+            initial = vector(settings.initial_arm_positions, len(arm_joints),
+                             'initial_arm_positions')
             for index, value, name in zip(self._arm_q, initial, arm_joints):
                 if not self._lower[index] <= value <= self._upper[index]:
                     raise ValueError(
@@ -134,14 +125,14 @@ class PositionIk:
         self.iterations = 0
 
     @classmethod
-    def from_urdf(cls, urdf: str, **kwargs: Any) -> 'PositionIk':
-        """Build from URDF text; :raises ValueError: if unusable or a name is unknown."""
-        return cls(model_from_urdf(urdf), **kwargs)
+    def from_urdf(cls, urdf: str, **settings: Any) -> 'PositionIk':
+        """Build from URDF text and :class:`IkSettings` fields; :raises ValueError: if unusable."""
+        return cls(model_from_urdf(urdf), IkSettings(**settings))
 
     @classmethod
-    def from_urdf_file(cls, path: str, **kwargs: Any) -> 'PositionIk':
-        """Build from a URDF file; :raises ValueError: if unusable or a name is unknown."""
-        return cls(model_from_urdf_file(path), **kwargs)
+    def from_urdf_file(cls, path: str, **settings: Any) -> 'PositionIk':
+        """Build from a URDF file and :class:`IkSettings` fields; :raises ValueError: if bad."""
+        return cls(model_from_urdf_file(path), IkSettings(**settings))
 
     def _index(self, name: str, field: str) -> int:
         if not self.model.existJointName(name):

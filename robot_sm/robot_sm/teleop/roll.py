@@ -22,13 +22,13 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from robot_sm.teleop import checks, quaternion
+from robot_sm.teleop import quaternion
 from robot_sm.teleop.clutch import engaged
 from robot_sm.teleop.controller import ControllerSample
 from robot_sm.teleop.execution import ComputeContext
 from robot_sm.teleop.graph import Port, Retargeter, Value, Values
+from robot_sm.teleop.settings import checked
 
-TWIST_AXES = ('world_z', 'body_z')
 _Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -36,14 +36,6 @@ def wrap_angle(angle: float) -> float:
     """Return ``angle`` wrapped to (-π, π]."""
     wrapped = math.remainder(angle, 2.0 * math.pi)
     return math.pi if wrapped == -math.pi else wrapped
-
-
-def check_roll_sign(value: float) -> float:
-    """Return the sign as a float; :raises ValueError: unless it is +1 or -1."""
-    number = checks.finite(value, 'roll_sign')
-    if number not in (1.0, -1.0):
-        raise ValueError(f'roll_sign must be 1 or -1, got {value!r}')
-    return number
 
 
 class RollRetargeter(Retargeter):
@@ -65,10 +57,10 @@ class RollRetargeter(Retargeter):
         wrap_roll: bool = False,
     ) -> None:
         super().__init__(name, [Port(self.CONTROLLER_INPUT, True)], [Port(self.OUTPUT)])
-        self.twist_axis = checks.choice(twist_axis, TWIST_AXES, 'twist_axis')
-        self.roll_offset = checks.finite(roll_offset, 'roll_offset')
-        self.roll_sign = check_roll_sign(roll_sign)
-        self.squeeze_threshold = checks.unit_interval(squeeze_threshold, 'squeeze_threshold')
+        self.twist_axis = checked('twist_axis', twist_axis)
+        self.roll_offset = checked('roll_offset', roll_offset)
+        self.roll_sign = checked('roll_sign', roll_sign)
+        self.squeeze_threshold = checked('squeeze_threshold', squeeze_threshold)
         self.require_squeeze = bool(require_squeeze)
         self.wrap_roll = bool(wrap_roll)
         self._reference: Optional[np.ndarray] = None

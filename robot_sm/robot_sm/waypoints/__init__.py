@@ -7,7 +7,7 @@ Waypoint store, selection rules and persistence of the service provider (no ROS 
   the waypoint-following state runs these on the list from ``robot_sm/get_waypoints``.
 - :mod:`.navigation_goal`: the stored goal and RSM's exploration status rule.
 - :mod:`.data_store`: everything the service provider holds, with the completion rules, the
-  failed-goal blacklist and the goal-obsolete check.
+  failed-goal blacklist and the goal-obsolete check; :mod:`.settings` its settings.
 - :mod:`.persistence`: the YAML waypoints file, written atomically.
 """
 
@@ -23,11 +23,12 @@ from robot_sm.waypoints.selection import (
     round_end,
     RoundEnd,
 )
+from robot_sm.waypoints.settings import STORE_PARAMETERS, StoreSettings
 from robot_sm.waypoints.waypoint_list import FollowingMode, Waypoint, WaypointList
 
 __all__ = [
     'checked_pose', 'DataStore', 'FollowingMode', 'GoalStatus', 'LoadResult', 'NavigationGoal',
     'NavigationMode', 'next_waypoint_index', 'patrol_endpoint', 'PersistenceError', 'Pose',
-    'RequestError', 'round_end', 'RoundEnd', 'SaveError', 'StoreError', 'Waypoint',
-    'WaypointFile', 'WaypointList',
+    'RequestError', 'round_end', 'RoundEnd', 'SaveError', 'STORE_PARAMETERS', 'StoreError',
+    'StoreSettings', 'Waypoint', 'WaypointFile', 'WaypointList',
 ]

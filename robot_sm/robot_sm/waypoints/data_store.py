@@ -32,7 +32,7 @@ Reverse driving (:attr:`DataStore.reverse_mode`) is not the list's ``reverse`` f
 is the order waypoints are followed in, the former whether the robot drives backwards.
 """
 
-from typing import Callable, Iterable, Optional, Sequence, Tuple
+from typing import Callable, Iterable, Optional, Tuple
 
 from robot_sm.quoting import quoted
 from robot_sm.waypoints.errors import RequestError, SaveError
@@ -43,10 +43,8 @@ from robot_sm.waypoints.navigation_goal import (
     NavigationMode,
 )
 from robot_sm.waypoints.pose import nearest_within, Pose
+from robot_sm.waypoints.settings import StoreSettings
 from robot_sm.waypoints.waypoint_list import FollowingMode, WaypointList
-
-#: Default radius within which two goals count as the same, in metres.
-DEFAULT_TOLERANCE = 0.05
 
 
 class DataStore:
@@ -55,17 +53,15 @@ class DataStore:
     def __init__(
         self,
         waypoints: WaypointList = WaypointList(),
+        settings: StoreSettings = StoreSettings(),
         *,
-        routines: Sequence[str] = (),
-        failed_goal_tolerance: float = DEFAULT_TOLERANCE,
-        exploration_goal_tolerance: float = DEFAULT_TOLERANCE,
         exploration_interrupt: bool = True,
         save: Optional[Callable[[WaypointList], None]] = None,
     ) -> None:
         self._waypoints = waypoints
-        self.routines: Tuple[str, ...] = tuple(routines)
-        self.failed_goal_tolerance = failed_goal_tolerance
-        self.exploration_goal_tolerance = exploration_goal_tolerance
+        self.routines: Tuple[str, ...] = tuple(settings.waypoint_routines)
+        self.failed_goal_tolerance = settings.failed_goal_tolerance
+        self.exploration_goal_tolerance = settings.exploration_goal_tolerance
         self._save = save
         self.navigation_goal = NavigationGoal()
         self.exploration_status = GoalStatus.ACTIVE

@@ -1,0 +1,288 @@
+"""
+What each verb of ``robot-sm`` does: one function per verb, whose docstring is its help.
+
+The table that names them is :data:`robot_sm.cli.VERBS`. A suite verb ``verb(suite, args)`` asks
+the running suite through a :class:`robot_sm.api.SuiteClient` and returns its
+:class:`~robot_sm.api.Result`; any other verb ``verb(args, emit)`` prints through ``emit`` and
+returns the exit code. The functions that add a verb's arguments to its parser are here too.
+"""
+
+import argparse
+import math
+import pathlib
+import sys
+import time
+from typing import Any, Callable, Dict, Iterable, List
+
+EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE = 0, 1, 2
+
+#: Prints a verb's answer: the data as JSON with ``--json``, else the text.
+Emit = Callable[[Any, str], None]
+
+
+def finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f'{text} is not a finite number')
+    return value
+
+
+def complete_worlds(**_: Any) -> Iterable[str]:
+    """Complete --world with the shipped worlds (argcomplete calls this)."""
+    from robot_sm.resources import shipped_worlds
+    return shipped_worlds()
+
+
+def suite_of(args: argparse.Namespace) -> Any:
+    """Return a client of the suite in ``--namespace`` (a context manager)."""
+    from robot_sm.api import SuiteClient
+    return SuiteClient(namespace=args.namespace, timeout=args.timeout)
+
+
+# Arguments --------------------------------------------------------------------------------------
+
+
+def on_off(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('action', choices=['on', 'off'])
+
+
+def pose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('x', type=finite)
+    parser.add_argument('y', type=finite)
+    parser.add_argument('yaw', type=finite, nargs='?', default=0.0)
+
+
+def position(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('position', type=int)
+
+
+def routine_and_insertion(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--routine', '-r', default='', help='routine to run on arrival')
+    parser.add_argument('--at', type=int, default=-1, metavar='POS',
+                        help='insert before this index (default: append)')
+
+
+def watch_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--watch', '-w', action='store_true', help='refresh every second')
+
+
+def mode_name(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('mode', choices=['autonomy', 'teleop', 'stopped'])
+
+
+def routine_name(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('routine')
+
+
+def goal_frame(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--frame', default='map', help='frame of the goal (default map)')
+
+
+def up_options(parser: argparse.ArgumentParser) -> None:
+    from robot_sm.resources import shipped_worlds
+    parser.add_argument('--sim', action='store_true',
+                        help='also run base_controller and robot_sim, the simulated robot')
+    world = parser.add_argument('--world', metavar='NAME',
+                                help='world of the simulation (needs --sim): '
+                                     f"{', '.join(shipped_worlds())} or a map YAML file")
+    setattr(world, 'completer', complete_worlds)
+    parser.add_argument('--params', nargs='+', action='extend', default=[], metavar='FILE',
+                        type=pathlib.Path, help='ROS parameter files, loaded last, in order')
+    parser.add_argument('--teleop', action='store_true', help='also run teleop_retargeting')
+
+
+def record_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--output', '-o', type=pathlib.Path, metavar='FILE',
+                        help='MCAP file to write (default: robot_sm_<UTC time>.mcap)')
+    parser.add_argument('--topic', action='append', default=[], metavar='TOPIC',
+                        help='record only these topics (relative to the namespace; repeatable)')
+    parser.add_argument('--duration', type=finite, metavar='S', help='stop after S seconds')
+
+
+def follow_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--mode', '-m', choices=['single', 'roundtrip', 'patrol'])
+    parser.add_argument('--reverse', action='store_true', help='highest index first')
+
+
+def explore_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--interrupt', action='store_true', default=None,
+                        help='abandon a goal as soon as it is no longer a frontier')
+    parser.add_argument('--finish', dest='interrupt', action='store_false',
+                        help='always finish the current goal (default)')
+
+
+# Verbs ------------------------------------------------------------------------------------------
+
+
+def up(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Run the suite in this process until Ctrl-C.
+
+    Run the suite (and the simulation, and teleop) in this process until SIGINT or SIGTERM, for
+    machines without ros2 launch. Loads config/robot_sm.yaml (and config/sim.yaml with --sim),
+    then --params.
+    """
+    from robot_sm.bringup import run_up
+    return run_up(args.sim, args.world, args.params, args.namespace, args.teleop)
+
+
+def status(args: argparse.Namespace, emit: Emit) -> int:
+    """Show state, mode, e-stop, waypoints and pose."""
+    with suite_of(args) as suite:
+        while True:
+            shown = suite.status()
+            if not args.watch:
+                emit(shown, format_status(shown))
+                return EXIT_OK
+            sys.stdout.write('\x1b[2J\x1b[H' + format_status(shown) + '\n')
+            sys.stdout.flush()
+            time.sleep(1.0)
+
+
+def estop(suite: Any, args: argparse.Namespace) -> Any:
+    """Engage or release the software e-stop."""
+    return suite.set_emergency_stop(args.action == 'on')
+
+
+def mode(suite: Any, args: argparse.Namespace) -> Any:
+    """Select the operation mode."""
+    return suite.set_mode(args.mode)
+
+
+def waypoint_add(suite: Any, args: argparse.Namespace) -> Any:
+    """Add a waypoint at X Y [YAW]."""
+    return suite.add_waypoint(args.x, args.y, args.yaw, args.routine, args.at)
+
+
+def waypoint_here(suite: Any, args: argparse.Namespace) -> Any:
+    """Add a waypoint at the robot's pose."""
+    return suite.add_waypoint_here(args.routine, args.at)
+
+
+def waypoint_list(args: argparse.Namespace, emit: Emit) -> int:
+    """List the waypoints."""
+    with suite_of(args) as suite:
+        result = suite.waypoints()
+    if not result.success:
+        emit(result, result.message)
+        return EXIT_REFUSED
+    emit(result.data, f"{result.message}\n{format_waypoints(result.data['waypoints'])}")
+    return EXIT_OK
+
+
+def waypoint_move(suite: Any, args: argparse.Namespace) -> Any:
+    """Move waypoint POS to X Y [YAW]."""
+    return suite.move_waypoint(args.position, args.x, args.y, args.yaw)
+
+
+def waypoint_remove(suite: Any, args: argparse.Namespace) -> Any:
+    """Remove waypoint POS."""
+    return suite.remove_waypoint(args.position)
+
+
+def waypoint_routine(suite: Any, args: argparse.Namespace) -> Any:
+    """Set waypoint POS's routine ('' for none)."""
+    return suite.set_routine(args.position, args.routine)
+
+
+def waypoint_routines(suite: Any, args: argparse.Namespace) -> Any:
+    """List the routines waypoints can name."""
+    return suite.routines()
+
+
+def waypoint_reset(suite: Any, args: argparse.Namespace) -> Any:
+    """Mark every waypoint pending again."""
+    return suite.reset_waypoints()
+
+
+def follow_start(suite: Any, args: argparse.Namespace) -> Any:
+    """Start waypoint following, with --mode and --reverse set first."""
+    return suite.start_waypoint_following(args.mode, args.reverse)
+
+
+def follow_stop(suite: Any, args: argparse.Namespace) -> Any:
+    """Stop waypoint following."""
+    return suite.stop_waypoint_following()
+
+
+def explore_start(suite: Any, args: argparse.Namespace) -> Any:
+    """Start exploration, with --interrupt or --finish set first."""
+    return suite.start_exploration(args.interrupt)
+
+
+def explore_stop(suite: Any, args: argparse.Namespace) -> Any:
+    """Stop exploration."""
+    return suite.stop_exploration()
+
+
+def goal_send(suite: Any, args: argparse.Namespace) -> Any:
+    """Drive to X Y [YAW]; 'send' may be left out (robot-sm goal X Y)."""
+    return suite.send_goal(args.x, args.y, args.yaw, args.frame)
+
+
+def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:
+    """Stop a running simple goal."""
+    return suite.cancel_goal()
+
+
+def reverse(suite: Any, args: argparse.Namespace) -> Any:
+    """Drive backwards (on) or forwards (off)."""
+    return suite.set_reverse(args.action == 'on')
+
+
+def plugins(args: argparse.Namespace, emit: Emit) -> int:
+    """List the installed plugin states and routines."""
+    found = list_plugins()
+    emit(found, '\n'.join(f"{p['name']:<24} {p['kind']:<8} {p['target']}" for p in found)
+         or 'no plugins installed')
+    return EXIT_OK
+
+
+def record(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Record the suite's topics to an MCAP file until Ctrl-C.
+
+    Record the suite's topics in --namespace (as they appear) to an MCAP file that ros2 bag play
+    and Foxglove open, until Ctrl-C or --duration.
+    """
+    from robot_sm.nodes.topic_recorder import record as record_topics
+    return record_topics(args.namespace, args.output, args.topic, args.duration)
+
+
+def format_waypoints(waypoints: List[Any]) -> str:
+    """Return an aligned table of waypoints."""
+    if not waypoints:
+        return '  (no waypoints)'
+    lines = ['  pos  id     x        y       yaw    routine        status']
+    for w in waypoints:
+        lines.append(f'  {w.index:>3}  {w.waypoint_id:<4} {w.x:>7.2f}  {w.y:>7.2f}  '
+                     f'{w.yaw:>6.2f}    {(w.routine or "-"):<14} {w.status}')
+    return '\n'.join(lines)
+
+
+def format_status(status: Any) -> str:
+    """Return the one-screen status display."""
+    estop = 'ENGAGED' if status.emergency_stop else 'released'
+    pose = (f'({status.pose[0]:.2f}, {status.pose[1]:.2f}, yaw {status.pose[2]:.2f})'
+            if status.pose else f'unknown ({status.pose_error})')
+    last = f'    (last: {status.outcome})' if status.outcome else ''
+    visited = sum(w.visited for w in status.waypoints)
+    unreachable = sum(w.unreachable for w in status.waypoints)
+    return '\n'.join([
+        f'state      {status.state}{last}',
+        f'mode       {status.mode}    e-stop {estop}',
+        f"driving    {'reverse' if status.driving_reverse else 'forward'}",
+        f'pose       {pose}',
+        f'waypoints  {len(status.waypoints)} ({visited} visited, {unreachable} unreachable), '
+        f"{status.following_mode}, {'reverse' if status.following_reverse else 'forward'}",
+        format_waypoints(status.waypoints),
+    ])
+
+
+def list_plugins() -> List[Dict[str, str]]:
+    """Return the installed plugin states without instantiating them."""
+    from robot_sm.statemachine.constants import ROUTINE_SUFFIX
+    from robot_sm.statemachine.registry import installed_plugins
+    return [{'name': name, 'target': target,
+             'kind': 'routine' if name.endswith(ROUTINE_SUFFIX) else 'state'}
+            for name, target in sorted(installed_plugins().items())]

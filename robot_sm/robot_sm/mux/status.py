@@ -1,0 +1,59 @@
+"""What the mux reports: its mode, its answers, and the diagnostics of it and its inputs."""
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple, Optional, Tuple
+
+
+class Mode(IntEnum):
+    """Operation modes, numbered as in ``robot_sm_msgs/OperationMode``."""
+
+    STOPPED = 0
+    AUTONOMOUS = 1
+    TELEOPERATION = 2
+
+
+class MuxState(NamedTuple):
+    """What ``robot_sm/operation_mode`` tells: the mode and whether the e-stop is engaged."""
+
+    mode: Mode
+    emergency_stop: bool
+
+
+class Answer(NamedTuple):
+    """The answer to a request: whether it was carried out, and what was done or why not."""
+
+    success: bool
+    message: str
+
+
+class Level(IntEnum):
+    """Diagnostic levels, numbered as in ``diagnostic_msgs/DiagnosticStatus``."""
+
+    OK = 0
+    WARN = 1
+    ERROR = 2
+
+
+@dataclass(frozen=True)
+class InputReport:
+    """Diagnostics of one input: seconds since the newest message, rate, counts."""
+
+    name: str
+    age: Optional[float]
+    rate: float
+    received: int
+    dropped: int
+
+
+@dataclass(frozen=True)
+class MuxStatus:
+    """Everything diagnostics report about the mux at one moment."""
+
+    level: Level
+    summary: str
+    mode: Mode
+    emergency_stop: bool
+    emergency_stop_reason: str
+    active_source: str
+    inputs: Tuple[InputReport, ...]
