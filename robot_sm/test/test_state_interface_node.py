@@ -6,7 +6,10 @@ so these tests see the state machine's behaviour without a simulated robot.
 """
 
 import importlib.util
+import json
 import math
+import os
+import pathlib
 import sys
 import time
 from typing import Any, Dict, Iterator, Optional
@@ -168,6 +171,22 @@ def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(suite: Su
     assert 0.5 - 0.1 < idle - last < 0.5 + 3 * TICK + TRANSPORT
 
 
+def _stored_goal(ros: RosHarness) -> Any:
+    """
+    Return the stored goal once it is the simple goal.
+
+    It is stored when its state is entered, after the report of any goal it interrupted has
+    been answered (the suite's calls go out in order), so it may come a round trip after.
+    """
+    answers = []
+
+    def stored_simple_goal() -> bool:
+        answers.append(ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal'))
+        return answers[-1].navigation_mode == 2
+    assert wait_until(stored_simple_goal, WAIT)
+    return answers[-1].goal
+
+
 def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: RosHarness) -> None:
     suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 40})
     suite.add_waypoint(1.0, 0.0)
@@ -183,9 +202,8 @@ def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: Ro
     sent = time.monotonic()
     goal.publish(message)
     suite.wait_state('G: Navigation', after=sent)
-    stored = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
-    assert stored.navigation_mode == 2
-    assert (stored.goal.position.x, stored.goal.position.y) == (4.0, -1.5)
+    stored = _stored_goal(ros)
+    assert (stored.position.x, stored.position.y) == (4.0, -1.5)
     suite.wait_state('Idle', after=sent)
     suite.outcomes.wait_for(lambda m: m.data == 'G: Navigation: simple goal reached', after=sent)
     # The interrupted waypoint goal was aborted, not marked; following is not resumed.
@@ -200,12 +218,14 @@ def test_bad_simple_goals_change_nothing(suite: Suite) -> None:
     nan_goal.pose.position.x = math.nan
     nan_goal.pose.orientation.w = 1.0
     goal.publish(nan_goal)
-    assert 'NaN' in suite.outcomes.wait_for(lambda m: 'ignored' in m.data).data
+    refusal = suite.outcomes.wait_for(lambda m: 'ignored' in m.data).data
+    assert refusal == 'simple goal ignored: pose.position.x: must be finite (got nan)'
     zero_quaternion = PoseStamped()
     zero_quaternion.header.frame_id = 'map'
     zero_quaternion.pose.orientation.w = 0.0
     goal.publish(zero_quaternion)
-    suite.outcomes.wait_for(lambda m: 'quaternion' in m.data)
+    refusal = suite.outcomes.wait_for(lambda m: 'quaternion' in m.data).data
+    assert refusal.startswith('simple goal ignored: pose.orientation: must be a non-zero ')
     time.sleep(3 * TICK)
     assert suite.states.last.data == 'Idle'
 
@@ -235,12 +255,6 @@ def _goal_in_odom(ros: RosHarness, x: float, y: float) -> float:
     sent = time.monotonic()
     goal.publish(message)
     return sent
-
-
-def _stored_goal(ros: RosHarness) -> Any:
-    stored = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
-    assert stored.navigation_mode == 2
-    return stored.goal
 
 
 @pytest.mark.skipif(importlib.util.find_spec('tf2_ros') is None
@@ -343,9 +357,9 @@ def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness) -> None:
 @pytest.mark.parametrize('parameter,value,message', [
     ('update_frequency', -1.0, "parameter 'update_frequency' must be >= 2 (got -1.0)"),
     ('Navigation.max_linear_speed', -1.0,
-     "parameter 'Navigation.max_linear_speed' must be at least 0.01 (got -1)"),
+     "parameter 'Navigation.max_linear_speed' must be >= 0.01 (got -1.0)"),
     ('WaitRoutine.wait_duration', 'abc',
-     "parameter 'WaitRoutine.wait_duration' must be a float (got 'abc')"),
+     "parameter 'WaitRoutine.wait_duration' must be a number (got 'abc')"),
 ])
 def test_a_bad_parameter_stops_the_node_with_one_line(ros: RosHarness, parameter: str,
                                                       value: Any, message: str) -> None:
@@ -354,3 +368,57 @@ def test_a_bad_parameter_stops_the_node_with_one_line(ros: RosHarness, parameter
     assert process.wait(30.0) == 2
     assert process.output.strip().splitlines()[-1] == \
         f'StateInterface: refusing to start: {message}'
+
+
+def test_the_cycle_is_published_for_programs_to_read(ros: RosHarness) -> None:
+    Suite(ros, {'mapping_plugin': 'Spin'})
+    cycle = json.loads(ros.record(String, 'robot_sm/cycle', qos.STATE).wait_for().data)
+    roles = {role['role']: role for role in cycle['roles']}
+    assert cycle['start'] == 'boot'
+    assert cycle['interrupt_priority'][:2] == ['EMERGENCY_STOP', 'TELEOPERATION']
+    assert roles['exploration_navigation']['plugins'] == [
+        {'plugin': 'ScriptedNavigation', 'state': 'E: Navigation'}]
+    assert roles['mapping']['plugins'] == [{'plugin': 'Spin', 'state': 'E: Spin'}]
+    assert roles['waypoint_navigation']['outcomes']['routine'] == 'routine'
+    assert {'plugin': 'WaitRoutine', 'state': 'W: Waiting'} in roles['routine']['plugins']
+    assert roles['boot']['interrupts'] == {'EMERGENCY_STOP': 'boot_emergency_stop'}
+
+
+DOCKING_PLUGIN = """
+from robot_sm.statemachine.navigation_state import NavigationState
+
+
+class DockingNavigation(NavigationState):
+    OUTCOMES = NavigationState.OUTCOMES + ('docked',)
+
+
+class DockRoutine(NavigationState):
+    OUTCOMES = ('succeeded', 'docked')
+"""
+
+
+@pytest.mark.parametrize('parameters, refusal', [
+    ({'navigation_plugin': 'DockingNavigation'},
+     "role 'exploration navigation' (navigation_plugin 'DockingNavigation') declares outcome "
+     "'docked', which the cycle does not handle (it handles: "),
+    ({}, "role 'routine' (routine plugin 'DockRoutine') declares outcome 'docked', which the "
+         'cycle does not handle (it handles: succeeded, failed, aborted, stopped)'),
+])
+def test_a_plugin_with_an_outcome_the_cycle_does_not_handle_stops_the_node_with_one_line(
+        ros: RosHarness, tmp_path: pathlib.Path, parameters: Dict[str, Any],
+        refusal: str) -> None:
+    # A robot package installed beside the suite, with one plugin of each kind.
+    (tmp_path / 'docking.py').write_text(DOCKING_PLUGIN)
+    metadata = tmp_path / 'docking-0.1.0.dist-info'
+    metadata.mkdir()
+    (metadata / 'METADATA').write_text('Metadata-Version: 2.1\nName: docking\nVersion: 0.1.0\n')
+    (metadata / 'entry_points.txt').write_text(
+        '[robot_sm.states]\nDockingNavigation = docking:DockingNavigation\n'
+        'DockRoutine = docking:DockRoutine\n')
+    path = os.pathsep.join([str(tmp_path), os.environ.get('PYTHONPATH', '')])
+    process = ros.start_process(python_module_argv(
+        'robot_sm.nodes.state_interface', *ros_args(ros.namespace, parameters)),
+        env={'PYTHONPATH': path})
+    assert process.wait(30.0) == 2
+    assert process.output.strip().splitlines()[-1].startswith(
+        f'StateInterface: refusing to start: {refusal}')
