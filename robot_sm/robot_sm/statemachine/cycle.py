@@ -301,15 +301,17 @@ def describe(players: Mapping[Role, Sequence[Tuple[str, str]]]) -> Dict[str, Any
 
 def table(document: Mapping[str, Any]) -> str:
     """Return the cycle of a :func:`describe` document as a Markdown table."""
-    lines = ['| role | state (plugin) | does | outcome → next role | interrupt → next role |',
-             '|---|---|---|---|---|']
+    lines = ['| role | state (plugin) | what it does | outcome → next role | '
+             'interrupt → next role |', '|---|---|---|---|---|']
     for role in document['roles']:
-        plugins = ', '.join(f"`{p['state']}` ({p['plugin']})" for p in role['plugins'])
+        parameter = role['parameter']
+        plugins = ', '.join(
+            f"`{p['state'] or 'Idle'}` (" + (f'`{parameter}`: ' if parameter else '')
+            + p['plugin'] + ('' if p['state'] else ', not loaded') + ')'
+            for p in role['plugins'])
         lines.append('| ' + ' | '.join([
-            role['role'],
-            plugins if not role['parameter'] else f"{plugins}, `{role['parameter']}`",
-            role['does'],
-            ', '.join(f'{o} → {t}' for o, t in role['outcomes'].items()),
-            ', '.join(f'{i} → {t}' for i, t in role['interrupts'].items()),
+            role['role'], plugins, role['does'],
+            ', '.join(f'{o} → {t}' for o, t in role['outcomes'].items()) or '—',
+            ', '.join(f'{i} → {t}' for i, t in role['interrupts'].items()) or '—',
         ]) + ' |')
     return '\n'.join(lines)
