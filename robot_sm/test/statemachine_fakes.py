@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Typ
 from robot_sm.mux.control_mux import Answer
 from robot_sm.parameters import validate_all
 from robot_sm.statemachine.base_state import BaseState
+from robot_sm.statemachine.behaviours import CalculateGoalState, MappingState
 from robot_sm.statemachine.calls import PendingCall, T
 from robot_sm.statemachine.cycle import Handover, Role, ROLES
 from robot_sm.statemachine.machine import StateMachine
@@ -21,11 +22,13 @@ from robot_sm.statemachine.states import Idle
 from robot_sm.statemachine.suite_port import RoundFinished
 from robot_sm.waypoints.data_store import DataStore
 from robot_sm.waypoints.errors import StoreError
-from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal
+from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal, NavigationMode
 from robot_sm.waypoints.pose import Pose
 from robot_sm.waypoints.waypoint_list import WaypointList
 
 NODE_DEFAULTS = {'boot_up_service': '', 'map_frame': 'map'}
+#: Operation modes of the mux.
+STOPPED, AUTONOMOUS, TELEOP = 0, 1, 2
 #: The suite's services Boot waits for.
 SUITE_SERVICES = ('robot_sm/get_waypoints', 'robot_sm/set_operation_mode')
 
@@ -288,3 +291,26 @@ class World:
 def reply(success: bool, message: str = '') -> SimpleNamespace:
     """Return a service response with ``success`` and ``message``."""
     return SimpleNamespace(success=success, message=message)
+
+
+class QuietGoal(CalculateGoalState):
+    """A calculate-goal plugin that never finishes by itself."""
+
+
+class QuietMapping(MappingState):
+    """A mapping plugin that never finishes by itself."""
+
+
+def world(extra: Optional[Mapping[str, Type[BaseState]]] = None, **parameters: Any) -> World:
+    """Return a booted world whose exploration and navigation never finish by themselves."""
+    result = World({'calculate_goal_plugin': 'QuietGoal', 'mapping_plugin': 'QuietMapping',
+                    'ScriptedNavigation.drive_ticks': 10_000, **parameters},
+                   extra={'QuietGoal': QuietGoal, 'QuietMapping': QuietMapping, **(extra or {})})
+    result.boot()
+    return result
+
+
+def nav_goal(mode: NavigationMode, x: float = 1.0, routine: str = '') -> NavigationGoal:
+    """Return a goal at ``x`` for ``mode`` (a waypoint goal names waypoint 0)."""
+    waypoint = 0 if mode == NavigationMode.WAYPOINT_FOLLOWING else -1
+    return NavigationGoal(pose(x), mode, waypoint, routine=routine)

@@ -6,10 +6,7 @@ so these tests see the state machine's behaviour without a simulated robot.
 """
 
 import importlib.util
-import json
 import math
-import os
-import pathlib
 import sys
 import time
 from typing import Any, Dict, Iterator, Optional
@@ -368,57 +365,3 @@ def test_a_bad_parameter_stops_the_node_with_one_line(ros: RosHarness, parameter
     assert process.wait(30.0) == 2
     assert process.output.strip().splitlines()[-1] == \
         f'StateInterface: refusing to start: {message}'
-
-
-def test_the_cycle_is_published_for_programs_to_read(ros: RosHarness) -> None:
-    Suite(ros, {'mapping_plugin': 'Spin'})
-    cycle = json.loads(ros.record(String, 'robot_sm/cycle', qos.STATE).wait_for().data)
-    roles = {role['role']: role for role in cycle['roles']}
-    assert cycle['start'] == 'boot'
-    assert cycle['interrupt_priority'][:2] == ['EMERGENCY_STOP', 'TELEOPERATION']
-    assert roles['exploration_navigation']['plugins'] == [
-        {'plugin': 'ScriptedNavigation', 'state': 'E: Navigation'}]
-    assert roles['mapping']['plugins'] == [{'plugin': 'Spin', 'state': 'E: Spin'}]
-    assert roles['waypoint_navigation']['outcomes']['routine'] == 'routine'
-    assert {'plugin': 'WaitRoutine', 'state': 'W: Waiting'} in roles['routine']['plugins']
-    assert roles['boot']['interrupts'] == {'EMERGENCY_STOP': 'boot_emergency_stop'}
-
-
-DOCKING_PLUGIN = """
-from robot_sm.statemachine.navigation_state import NavigationState
-
-
-class DockingNavigation(NavigationState):
-    OUTCOMES = NavigationState.OUTCOMES + ('docked',)
-
-
-class DockRoutine(NavigationState):
-    OUTCOMES = ('succeeded', 'docked')
-"""
-
-
-@pytest.mark.parametrize('parameters, refusal', [
-    ({'navigation_plugin': 'DockingNavigation'},
-     "role 'exploration navigation' (navigation_plugin 'DockingNavigation') declares outcome "
-     "'docked', which the cycle does not handle (it handles: "),
-    ({}, "role 'routine' (routine plugin 'DockRoutine') declares outcome 'docked', which the "
-         'cycle does not handle (it handles: succeeded, failed, aborted, stopped)'),
-])
-def test_a_plugin_with_an_outcome_the_cycle_does_not_handle_stops_the_node_with_one_line(
-        ros: RosHarness, tmp_path: pathlib.Path, parameters: Dict[str, Any],
-        refusal: str) -> None:
-    # A robot package installed beside the suite, with one plugin of each kind.
-    (tmp_path / 'docking.py').write_text(DOCKING_PLUGIN)
-    metadata = tmp_path / 'docking-0.1.0.dist-info'
-    metadata.mkdir()
-    (metadata / 'METADATA').write_text('Metadata-Version: 2.1\nName: docking\nVersion: 0.1.0\n')
-    (metadata / 'entry_points.txt').write_text(
-        '[robot_sm.states]\nDockingNavigation = docking:DockingNavigation\n'
-        'DockRoutine = docking:DockRoutine\n')
-    path = os.pathsep.join([str(tmp_path), os.environ.get('PYTHONPATH', '')])
-    process = ros.start_process(python_module_argv(
-        'robot_sm.nodes.state_interface', *ros_args(ros.namespace, parameters)),
-        env={'PYTHONPATH': path})
-    assert process.wait(30.0) == 2
-    assert process.output.strip().splitlines()[-1].startswith(
-        f'StateInterface: refusing to start: {refusal}')

@@ -1,21 +1,27 @@
 """
-The operating cycle's table: checked as at start-up, published, and the same as the README's.
+The operating cycle's table: checked at start-up, published, and the same as the README's.
 
 The state interface refuses to start when a configured plugin declares an outcome the cycle does
-not handle, or when the table leaves a role unreachable from Boot; the README's state table is
-the one :func:`robot_sm.statemachine.cycle.table` prints.
+not handle, or when the table leaves a role unreachable from Boot; it publishes the cycle on
+``robot_sm/cycle``; the README's state table is the one
+:func:`robot_sm.statemachine.cycle.table` prints.
 """
 
 import json
+import os
 import pathlib
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
+from robot_sm import qos
 from robot_sm.statemachine import cycle
 from robot_sm.statemachine.cycle import check_table, CycleError, describe, Role, table
 from robot_sm.statemachine.navigation_state import NavigationState
 from robot_sm.statemachine.registry import installed_plugins
+from robot_sm.testing import python_module_argv, ros_args, RosHarness
 from statemachine_fakes import World
+from std_msgs.msg import String
+from test_state_interface_node import Suite
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -82,3 +88,57 @@ def test_the_readme_s_state_table_is_the_cycle() -> None:
     assert any(text in path.read_text() for path in documents if path.exists()), (
         'the state table of the README (or docs/) differs from the cycle; replace it with:\n'
         + text)
+
+
+def test_the_cycle_is_published_for_programs_to_read(ros: RosHarness) -> None:
+    Suite(ros, {'mapping_plugin': 'Spin'})
+    cycle = json.loads(ros.record(String, 'robot_sm/cycle', qos.STATE).wait_for().data)
+    roles = {role['role']: role for role in cycle['roles']}
+    assert cycle['start'] == 'boot'
+    assert cycle['interrupt_priority'][:2] == ['EMERGENCY_STOP', 'TELEOPERATION']
+    assert roles['exploration_navigation']['plugins'] == [
+        {'plugin': 'ScriptedNavigation', 'state': 'E: Navigation'}]
+    assert roles['mapping']['plugins'] == [{'plugin': 'Spin', 'state': 'E: Spin'}]
+    assert roles['waypoint_navigation']['outcomes']['routine'] == 'routine'
+    assert {'plugin': 'WaitRoutine', 'state': 'W: Waiting'} in roles['routine']['plugins']
+    assert roles['boot']['interrupts'] == {'EMERGENCY_STOP': 'boot_emergency_stop'}
+
+
+DOCKING_PLUGIN = """
+from robot_sm.statemachine.navigation_state import NavigationState
+
+
+class DockingNavigation(NavigationState):
+    OUTCOMES = NavigationState.OUTCOMES + ('docked',)
+
+
+class DockRoutine(NavigationState):
+    OUTCOMES = ('succeeded', 'docked')
+"""
+
+
+@pytest.mark.parametrize('parameters, refusal', [
+    ({'navigation_plugin': 'DockingNavigation'},
+     "role 'exploration navigation' (navigation_plugin 'DockingNavigation') declares outcome "
+     "'docked', which the cycle does not handle (it handles: "),
+    ({}, "role 'routine' (routine plugin 'DockRoutine') declares outcome 'docked', which the "
+         'cycle does not handle (it handles: succeeded, failed, aborted, stopped)'),
+])
+def test_a_plugin_with_an_outcome_the_cycle_does_not_handle_stops_the_node_with_one_line(
+        ros: RosHarness, tmp_path: pathlib.Path, parameters: Dict[str, Any],
+        refusal: str) -> None:
+    # A robot package installed beside the suite, with one plugin of each kind.
+    (tmp_path / 'docking.py').write_text(DOCKING_PLUGIN)
+    metadata = tmp_path / 'docking-0.1.0.dist-info'
+    metadata.mkdir()
+    (metadata / 'METADATA').write_text('Metadata-Version: 2.1\nName: docking\nVersion: 0.1.0\n')
+    (metadata / 'entry_points.txt').write_text(
+        '[robot_sm.states]\nDockingNavigation = docking:DockingNavigation\n'
+        'DockRoutine = docking:DockRoutine\n')
+    path = os.pathsep.join([str(tmp_path), os.environ.get('PYTHONPATH', '')])
+    process = ros.start_process(python_module_argv(
+        'robot_sm.nodes.state_interface', *ros_args(ros.namespace, parameters)),
+        env={'PYTHONPATH': path})
+    assert process.wait(30.0) == 2
+    assert process.output.strip().splitlines()[-1].startswith(
+        f'StateInterface: refusing to start: {refusal}')

@@ -6,29 +6,17 @@ built-in states and plugins from entry points, with the service provider's real 
 the suite's services.
 """
 
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import List, Tuple
 
 import pytest
-from robot_sm.mux.control_mux import Answer
 from robot_sm.statemachine.base_state import BaseState
-from robot_sm.statemachine.behaviours import CalculateGoalState, MappingState
-from robot_sm.statemachine.cycle import Handover, Interrupt, Role
-from robot_sm.statemachine.machine import StateMachine
+from robot_sm.statemachine.cycle import Interrupt, Role
 from robot_sm.statemachine.registry import installed_plugins
-from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal, NavigationMode
-from statemachine_fakes import pose, reply, World
+from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationMode
+from statemachine_fakes import AUTONOMOUS, nav_goal, pose, reply, STOPPED, TELEOP, World
+from statemachine_fakes import world as quiet_world
 
-E, T, END, SG, SGS = (Interrupt.EMERGENCY_STOP, Interrupt.TELEOPERATION,
-                      Interrupt.INTERRUPT_END, Interrupt.SIMPLE_GOAL, Interrupt.SIMPLE_GOAL_STOP)
-STOPPED, AUTONOMOUS, TELEOP = 0, 1, 2
-
-
-class QuietGoal(CalculateGoalState):
-    """A calculate-goal plugin that never finishes by itself."""
-
-
-class QuietMapping(MappingState):
-    """A mapping plugin that never finishes by itself."""
+T = Interrupt.TELEOPERATION
 
 
 class Recording(BaseState):
@@ -58,139 +46,8 @@ class Recording(BaseState):
         self._note('exit')
 
 
-EXTRA = {'QuietGoal': QuietGoal, 'QuietMapping': QuietMapping, 'Recording': Recording}
-
-
 def world(**parameters: object) -> World:
-    result = World({'calculate_goal_plugin': 'QuietGoal', 'mapping_plugin': 'QuietMapping',
-                    'ScriptedNavigation.drive_ticks': 10_000, **parameters}, extra=EXTRA)
-    result.boot()
-    return result
-
-
-def nav_goal(mode: NavigationMode, x: float = 1.0, routine: str = '') -> NavigationGoal:
-    waypoint = 0 if mode == NavigationMode.WAYPOINT_FOLLOWING else -1
-    return NavigationGoal(pose(x), mode, waypoint, routine=routine)
-
-
-#: The goal each role is entered with.
-GOALS: Dict[Role, NavigationGoal] = {
-    Role.EXPLORATION_NAVIGATION: nav_goal(NavigationMode.EXPLORATION),
-    Role.WAYPOINT_NAVIGATION: nav_goal(NavigationMode.WAYPOINT_FOLLOWING),
-    Role.SIMPLE_GOAL_NAVIGATION: nav_goal(NavigationMode.SIMPLE_GOAL),
-    Role.ROUTINE: nav_goal(NavigationMode.WAYPOINT_FOLLOWING, routine='Scripted'),
-}
-
-
-def enter(w: World, role: Role) -> None:
-    """Bring the machine into a state of ``role`` as the suite would."""
-    if role is Role.TELEOPERATION:
-        w.machine.on_operation_mode(TELEOP, False)
-    elif role is Role.EMERGENCY_STOP:
-        w.machine.on_operation_mode(STOPPED, True)
-    elif role is Role.BOOT_EMERGENCY_STOP:
-        w.enter(Role.BOOT)
-        w.machine.on_operation_mode(STOPPED, True)
-    else:
-        w.enter(role, GOALS.get(role))
-        return
-    w.tick()
-    assert w.machine.state is not None and w.machine.state.role is role
-
-
-#: rsm-original.md §2.4, interrupt columns, by role: the state requested (None: ignored).
-INTERRUPT_TABLE = {
-    Role.BOOT: {E: 'Emergency Stop', T: None, END: None, SG: None, SGS: None},
-    Role.BOOT_EMERGENCY_STOP: {E: None, T: None, END: 'Boot', SG: None, SGS: None},
-    Role.IDLE: {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                SGS: None},
-    Role.TELEOPERATION: {E: 'Emergency Stop', T: None, END: 'Idle', SG: None, SGS: None},
-    Role.EMERGENCY_STOP: {E: None, T: None, END: 'Idle', SG: None, SGS: None},
-    Role.WAYPOINT_FOLLOWING: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                              SG: 'G: Navigation', SGS: None},
-    Role.CALCULATE_GOAL: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                          SG: 'G: Navigation', SGS: None},
-    Role.EXPLORATION_NAVIGATION: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                                  SG: 'G: Navigation', SGS: None},
-    Role.WAYPOINT_NAVIGATION: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                               SG: 'G: Navigation', SGS: None},
-    Role.SIMPLE_GOAL_NAVIGATION: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                                  SG: 'G: Navigation', SGS: 'Idle'},
-    Role.MAPPING: {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                   SGS: None},
-    Role.ROUTINE: {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                   SGS: None},
-}
-#: The name of each role's state with the test plugins.
-NAMES = {Role.BOOT: 'Boot', Role.BOOT_EMERGENCY_STOP: 'Emergency Stop', Role.IDLE: 'Idle',
-         Role.TELEOPERATION: 'Teleoperation', Role.EMERGENCY_STOP: 'Emergency Stop',
-         Role.WAYPOINT_FOLLOWING: 'W: Waypoint Following',
-         Role.CALCULATE_GOAL: 'E: Calculate Goal', Role.EXPLORATION_NAVIGATION: 'E: Navigation',
-         Role.WAYPOINT_NAVIGATION: 'W: Navigation', Role.SIMPLE_GOAL_NAVIGATION: 'G: Navigation',
-         Role.MAPPING: 'E: Mapping', Role.ROUTINE: 'W: Scripted'}
-
-
-@pytest.mark.parametrize('role,interrupt', [
-    (role, interrupt) for role in INTERRUPT_TABLE for interrupt in Interrupt])
-def test_interrupt_table(role: Role, interrupt: Interrupt) -> None:
-    w = world()
-    w.suite.ready, w.suite.answering = set(), False  # no state moves on by itself
-    enter(w, role)
-    assert w.state == NAMES[role] and w.pending is None
-    expected = INTERRUPT_TABLE[role][interrupt]
-    handover = Handover(nav_goal(NavigationMode.SIMPLE_GOAL, x=7.0))
-    requested = w.machine.interrupt(interrupt, handover)
-    assert (w.pending, requested) == (expected, expected is not None)
-    w.tick()
-    assert w.state == (expected or NAMES[role])
-    if expected is not None:
-        # The interrupted state's own logic can no longer request a transition.
-        assert w.states[-1] == expected
-
-
-F, OK = False, True
-RUNNING_W, RUNNING_E = 'Waypoint following running', 'Exploration running'
-NOT_E, NOT_W = 'Exploration not running', 'Waypoint following not running'
-#: rsm-original.md §2.4, command columns: (success, message, state requested).
-COMMAND_TABLE = {
-    Role.BOOT: [(F, 'Still booting', None)] * 4,
-    Role.IDLE: [(OK, 'Exploration started', 'E: Mapping'), (F, NOT_E, None),
-                (OK, 'Waypoint following started', 'W: Waypoint Following'), (F, NOT_W, None)],
-    Role.TELEOPERATION: [(F, 'Teleoperation active', None), (F, NOT_E, None),
-                         (F, 'Teleoperation active', None), (F, NOT_W, None)],
-    Role.EMERGENCY_STOP: [(F, 'Emergency Stop', None), (F, NOT_E, None),
-                          (F, 'Emergency Stop', None), (F, NOT_W, None)],
-    Role.BOOT_EMERGENCY_STOP: [(F, 'Emergency Stop', None), (F, NOT_E, None),
-                               (F, 'Emergency Stop', None), (F, NOT_W, None)],
-    Role.WAYPOINT_FOLLOWING: [(F, RUNNING_W, None)] * 3 + [
-        (OK, 'Waypoint following stopped', 'Idle')],
-    Role.CALCULATE_GOAL: [(OK, RUNNING_E, None), (OK, 'Exploration stopped', 'Idle'),
-                          (F, RUNNING_E, None), (F, RUNNING_E, None)],
-    Role.EXPLORATION_NAVIGATION: [(F, RUNNING_E, None), (OK, 'Exploration stopped', 'Idle'),
-                                  (F, RUNNING_E, None), (F, RUNNING_E, None)],
-    Role.WAYPOINT_NAVIGATION: [(F, RUNNING_W, None)] * 3 + [
-        (OK, 'Waypoint following stopped', 'Idle')],
-    Role.SIMPLE_GOAL_NAVIGATION: [(F, 'Simple Goal running', None)] * 4,
-    Role.MAPPING: [(F, RUNNING_E, None), (OK, 'Exploration stopped', 'Idle'),
-                   (F, RUNNING_E, None), (F, RUNNING_E, None)],
-    Role.ROUTINE: [(F, RUNNING_W, None)] * 3 + [(OK, 'Waypoint following stopped', 'Idle')],
-}
-COMMANDS = [('exploration', True), ('exploration', False), ('waypoint following', True),
-            ('waypoint following', False)]
-
-
-@pytest.mark.parametrize('role,column', [
-    (role, column) for role in COMMAND_TABLE for column in range(4)])
-def test_command_table(role: Role, column: int) -> None:
-    w = world()
-    w.suite.ready, w.suite.answering = set(), False
-    enter(w, role)
-    activity, start = COMMANDS[column]
-    command = (w.machine.start_stop_exploration if activity == 'exploration'
-               else w.machine.start_stop_waypoint_following)
-    success, message, requested = COMMAND_TABLE[role][column]
-    assert command(start) == (success, message)
-    assert w.pending == requested
+    return quiet_world(extra={'Recording': Recording}, **parameters)
 
 
 def test_commands_without_a_state_are_refused() -> None:
@@ -327,19 +184,6 @@ def test_a_simple_goal_is_not_ended_by_a_spurious_interrupt_end() -> None:
     assert w.state == 'G: Navigation' and w.pending is None
 
 
-@pytest.mark.parametrize('interrupted', [Role.WAYPOINT_FOLLOWING, Role.CALCULATE_GOAL,
-                                         Role.WAYPOINT_NAVIGATION])
-def test_a_simple_goal_is_never_overwritten_by_the_interrupted_state(interrupted: Role) -> None:
-    w = world()
-    w.suite.add_waypoints(1.0, 2.0)
-    enter(w, interrupted)
-    w.machine.on_simple_goal(pose(9.0))
-    w.tick(2)
-    assert w.state == 'G: Navigation'
-    assert w.suite.goals()[-1] == (NavigationMode.SIMPLE_GOAL, 9.0, -1)
-    assert w.machine.state.goal.pose.x == 9.0
-
-
 def test_simple_goal_stop_only_stops_simple_goals() -> None:
     w = world()
     state = w.enter(Role.WAYPOINT_NAVIGATION, nav_goal(NavigationMode.WAYPOINT_FOLLOWING))
@@ -347,31 +191,6 @@ def test_simple_goal_stop_only_stops_simple_goals() -> None:
     assert state.status == GoalStatus.ACTIVE  # RSM aborted the goal anyway
     w.enter(Role.SIMPLE_GOAL_NAVIGATION, nav_goal(NavigationMode.SIMPLE_GOAL))
     assert w.machine.stop_simple_goal() == (True, 'Simple goal stopped')
-    w.tick()
-    assert w.state == 'Idle'
-
-
-@pytest.mark.parametrize('role, stop, outcome', [
-    (Role.SIMPLE_GOAL_NAVIGATION, lambda m: m.stop_simple_goal(),
-     'G: Navigation: Simple goal stopped'),
-    (Role.WAYPOINT_NAVIGATION, lambda m: m.start_stop_waypoint_following(False),
-     'W: Navigation: Waypoint following stopped'),
-    (Role.WAYPOINT_FOLLOWING, lambda m: m.start_stop_waypoint_following(False),
-     'W: Waypoint Following: Waypoint following stopped'),
-    (Role.ROUTINE, lambda m: m.start_stop_waypoint_following(False),
-     'W: Scripted: Waypoint following stopped'),
-    (Role.EXPLORATION_NAVIGATION, lambda m: m.start_stop_exploration(False),
-     'E: Navigation: Exploration stopped'),
-    (Role.CALCULATE_GOAL, lambda m: m.start_stop_exploration(False),
-     'E: Calculate Goal: Exploration stopped'),
-    (Role.MAPPING, lambda m: m.start_stop_exploration(False), 'E: Mapping: Exploration stopped'),
-])
-def test_an_activity_stopped_by_an_operator_publishes_its_outcome(
-        role: Role, stop: Callable[[StateMachine], Answer], outcome: str) -> None:
-    w = world()
-    enter(w, role)
-    assert stop(w.machine)[0]
-    assert w.outcomes[-1] == outcome
     w.tick()
     assert w.state == 'Idle'
 
@@ -440,103 +259,6 @@ def test_plugins_are_listed_without_importing_them() -> None:
 
 
 def test_a_robot_package_can_replace_a_built_in_state() -> None:
-    w = World({'boot_state': 'Recording'}, extra=EXTRA)
+    w = World({'boot_state': 'Recording'}, extra={'Recording': Recording})
     w.machine.start()
     assert w.states == ['Recording']
-
-
-# -- waypoint following ----------------------------------------------------------------------
-
-
-def follow(w: World, mode: int, reverse: bool = False, limit: int = 400,
-           until: Optional[int] = None) -> List[int]:
-    """Start following and return the waypoint positions driven to, in order."""
-    w.suite.store.set_following_mode(mode, reverse)
-    assert w.machine.start_stop_waypoint_following(True)[0]
-    for _ in range(limit):
-        w.tick()
-        positions = [p for m, _, p in w.suite.goals() if m == NavigationMode.WAYPOINT_FOLLOWING]
-        if w.state == 'Idle' or (until is not None and len(positions) >= until):
-            return positions
-    raise AssertionError(f'following did not end: {w.states[-10:]}')
-
-
-def following_world(**parameters: object) -> World:
-    return world(**{'ScriptedNavigation.drive_ticks': 2, **parameters})
-
-
-def test_single_visits_in_order_and_ends_in_idle() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 0) == [0, 1, 2]
-    assert all(wp.visited for wp in w.suite.store.waypoints.waypoints)
-    assert w.outcomes[-1] == 'W: Waypoint Following: waypoint following finished'
-
-
-def test_single_in_reverse_starts_from_the_highest_index() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 0, reverse=True) == [2, 1, 0]
-
-
-def test_roundtrip_resets_and_goes_round_again() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 1, until=7) == [0, 1, 2, 0, 1, 2, 0]
-
-
-def test_patrol_turns_around_without_visiting_the_endpoint_twice() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 2, until=8) == [0, 1, 2, 1, 0, 1, 2, 1]
-
-
-def test_patrol_started_in_reverse() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 2, reverse=True, until=5) == [2, 1, 0, 1, 2]
-
-
-def test_an_unreachable_waypoint_is_marked_and_the_rest_are_visited() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, -100.0, 3.0)
-    assert follow(w, 0) == [0, 1, 2]
-    flags = [(wp.visited, wp.unreachable) for wp in w.suite.store.waypoints.waypoints]
-    assert flags == [(True, False), (False, True), (True, False)]
-
-
-def test_following_stops_after_max_unreachable_rounds() -> None:
-    w = following_world(**{'WaypointFollowing.max_unreachable_rounds': 3})
-    w.suite.add_waypoints(-100.0, -200.0)
-    assert follow(w, 1) == [0, 1] * 3
-    assert 'every waypoint was unreachable in 3 rounds in a row' in w.outcomes[-1]
-
-
-def test_a_routine_runs_on_arrival_and_its_outcome_marks_the_waypoint() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0)
-    w.suite.add_waypoints(2.0, routine='Scripted')
-    w.suite.add_waypoints(3.0)
-    assert follow(w, 0) == [0, 1, 2]
-    assert 'W: Scripted' in w.states
-    assert all(wp.visited for wp in w.suite.store.waypoints.waypoints)
-
-
-def test_an_interrupted_waypoint_is_left_to_be_visited_again() -> None:
-    w = following_world(**{'ScriptedNavigation.drive_ticks': 10})
-    w.suite.add_waypoints(1.0, 2.0)
-    assert w.machine.start_stop_waypoint_following(True)[0]
-    w.run_until('W: Navigation')
-    w.machine.on_operation_mode(STOPPED, True)
-    w.tick()
-    assert w.state == 'Emergency Stop'
-    assert not any(wp.visited or wp.unreachable for wp in w.suite.store.waypoints.waypoints)
-    w.machine.on_operation_mode(STOPPED, False)
-    w.tick(5)
-    assert w.state == 'Idle'  # release never resumes the activity
-
-
-def test_no_waypoints_ends_following_with_a_reason() -> None:
-    w = following_world()
-    assert follow(w, 0) == []
-    assert w.outcomes[-1] == 'W: Waypoint Following: no waypoints to follow'
