@@ -127,9 +127,7 @@ class BaseState:
 
     def on_exploration_start(self) -> Answer:
         """Answer a request to start exploration."""
-        if self.activity is NavigationMode.NONE:
-            return Answer(False, f'{self.name}: exploration cannot start in this state')
-        return self._running()
+        return self._cannot_start('exploration')
 
     def on_exploration_stop(self) -> Answer:
         """Answer a request to stop exploration."""
@@ -137,13 +135,16 @@ class BaseState:
 
     def on_waypoint_following_start(self) -> Answer:
         """Answer a request to start waypoint following."""
-        if self.activity is NavigationMode.NONE:
-            return Answer(False, f'{self.name}: waypoint following cannot start in this state')
-        return self._running()
+        return self._cannot_start('waypoint following')
 
     def on_waypoint_following_stop(self) -> Answer:
         """Answer a request to stop waypoint following."""
         return self._stop(NavigationMode.WAYPOINT_FOLLOWING, 'Waypoint following')
+
+    def _cannot_start(self, activity: str) -> Answer:
+        if self.activity is NavigationMode.NONE:
+            return Answer(False, f'{self.name}: {activity} cannot start in this state')
+        return self._running()
 
     def _stop(self, activity: NavigationMode, label: str) -> Answer:
         if self.activity is activity:
