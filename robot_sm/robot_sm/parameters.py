@@ -101,6 +101,11 @@ def duration(name: str, default: float, description: str, low: float, high: floa
                  minimum=low, maximum=high)
 
 
+def not_empty(value: str) -> Optional[str]:
+    """Check a string parameter that must name something: say so if it is empty."""
+    return None if value.strip() else 'must not be empty'
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

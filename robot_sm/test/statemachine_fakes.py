@@ -1,39 +1,42 @@
 """
 A state machine with plain-Python surroundings: the engine tests' stand-in for ROS.
 
-:class:`FakeSuite` answers the services states call with the service provider's real core
-(:class:`robot_sm.waypoints.data_store.DataStore`), at once; :class:`FakeContext` gives states a
-manual clock, recorded publishers, settable subscriptions and parameters. Plugins come from the
-installed entry points, the test package's included (see ``conftest.py``).
+:class:`FakeSuite` is the suite's typed port over the service provider's real core
+(:class:`robot_sm.waypoints.data_store.DataStore`), answering at once; :class:`FakeContext`
+gives states a manual clock, recorded publishers, settable subscriptions and parameters. Plugins
+come from the installed entry points, the test package's included (see ``conftest.py``).
 """
 
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Type
 
+from robot_sm.mux.control_mux import Answer
+from robot_sm.parameters import validate_all
 from robot_sm.statemachine.base_state import BaseState
-from robot_sm.statemachine.calls import PendingCall
-from robot_sm.statemachine.constants import Role, ROLE_PARAMETERS
+from robot_sm.statemachine.behaviours import CalculateGoalState, MappingState
+from robot_sm.statemachine.calls import PendingCall, T
+from robot_sm.statemachine.cycle import Handover, Role, ROLES
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.registry import PluginRegistry, StateCreator
 from robot_sm.statemachine.states import Idle
+from robot_sm.statemachine.suite_port import RoundFinished
 from robot_sm.waypoints.data_store import DataStore
-from robot_sm.waypoints.errors import RequestError
-from robot_sm.waypoints.pose import Pose as CorePose
+from robot_sm.waypoints.errors import StoreError
+from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal, NavigationMode
+from robot_sm.waypoints.pose import Pose
 from robot_sm.waypoints.settings import StoreSettings
 from robot_sm.waypoints.waypoint_list import WaypointList
 
 NODE_DEFAULTS = {'boot_up_service': '', 'map_frame': 'map'}
+#: Operation modes of the mux.
+STOPPED, AUTONOMOUS, TELEOP = 0, 1, 2
+#: The suite's services Boot waits for.
+SUITE_SERVICES = ('robot_sm/get_waypoints', 'robot_sm/set_operation_mode')
 
 
-def pose(x: float, y: float = 0.0) -> SimpleNamespace:
-    """Return a message-like pose at (x, y) facing +x."""
-    return SimpleNamespace(position=SimpleNamespace(x=x, y=y, z=0.0),
-                           orientation=SimpleNamespace(x=0.0, y=0.0, z=0.0, w=1.0))
-
-
-def _core(msg: Any) -> CorePose:
-    p, q = msg.position, msg.orientation
-    return CorePose(p.x, p.y, p.z, q.x, q.y, q.z, q.w)
+def pose(x: float, y: float = 0.0) -> Pose:
+    """Return a pose at (x, y) facing +x."""
+    return Pose(x, y)
 
 
 class Log:
@@ -42,75 +45,101 @@ class Log:
     def __init__(self) -> None:
         self.lines: List[Tuple[str, str]] = []
 
-    def _add(self, level: str, message: str) -> None:
-        self.lines.append((level, message))
-
     def debug(self, message: str) -> None:
-        self._add('debug', message)
+        self.lines.append(('debug', message))
 
     def info(self, message: str) -> None:
-        self._add('info', message)
+        self.lines.append(('info', message))
 
     def warning(self, message: str) -> None:
-        self._add('warning', message)
+        self.lines.append(('warning', message))
 
     def error(self, message: str) -> None:
-        self._add('error', message)
+        self.lines.append(('error', message))
 
     def errors(self) -> List[str]:
         return [message for level, message in self.lines if level == 'error']
 
 
 class FakeSuite:
-    """The service provider and mux as the states see them: services answered at once."""
+    """The service provider and mux as the states see them: answered at once, in order."""
 
-    def __init__(self, routines: Tuple[str, ...] = ('Scripted',)) -> None:
+    def __init__(self, clock: Callable[[], float],
+                 routines: Tuple[str, ...] = ('Scripted',)) -> None:
         self.store = DataStore(WaypointList(), StoreSettings(waypoint_routines=routines))
-        self.calls: List[Tuple[str, Dict[str, Any]]] = []
+        self.clock = clock
+        #: The calls in the order they were made: (service, arguments).
+        self.calls: List[Tuple[str, Tuple[Any, ...]]] = []
         self.ready: Optional[Set[str]] = None  # None: every service is available
-        self.answers: Dict[str, Callable[[Dict[str, Any]], Any]] = {}
+        #: False: calls are never answered (they fail at their deadline).
+        self.answering = True
+        self.stops: List[str] = []
 
     def add_waypoints(self, *xs: float, routine: str = '') -> None:
         for x in xs:
-            self.store.add_waypoint(_core(pose(x)), routine, -1)
-
-    def available(self, service: str) -> bool:
-        return self.ready is None or service in self.ready
+            self.store.add_waypoint(pose(x), routine, -1)
 
     def goals(self) -> List[Tuple[int, float, int]]:
         """Return ``(mode, x, waypoint_position)`` of every stored navigation goal."""
-        return [(r['navigation_mode'], r['goal'].position.x, r['waypoint_position'])
-                for name, r in self.calls if name == 'robot_sm/set_navigation_goal']
+        goals = [arguments[0] for name, arguments in self.calls if name == 'set_navigation_goal']
+        return [(int(goal.mode), goal.pose.x, goal.waypoint_position) for goal in goals]
 
-    def answer(self, service: str, request: Dict[str, Any]) -> Any:
-        self.calls.append((service, request))
-        if service in self.answers:
-            return self.answers[service](request)
-        store = self.store
-        short = service.split('/')[-1]
-        try:
-            if short == 'get_waypoints':
-                waypoints = store.waypoints
-                return SimpleNamespace(waypoint_array=SimpleNamespace(
-                    mode=int(waypoints.mode), reverse=waypoints.reverse, waypoints=[
-                        SimpleNamespace(pose=pose(w.pose.x, w.pose.y), visited=w.visited,
-                                        unreachable=w.unreachable, routine=w.routine, id=w.id)
-                        for w in waypoints.waypoints]))
-            message = {
-                'reset_waypoints': lambda: store.reset_waypoints(),
-                'set_waypoint_following_mode': lambda: store.set_following_mode(
-                    request['mode'], request['reverse']),
-                'waypoint_visited': lambda: store.mark_visited(request['position']),
-                'set_navigation_goal': lambda: store.set_navigation_goal(
-                    _core(request['goal']), request['navigation_mode'],
-                    request['waypoint_position'], request['routine']),
-                'navigation_goal_completed': lambda: store.complete_navigation_goal(
-                    request['status']['goal_status'], request['navigation_status']),
-                'set_operation_mode': lambda: 'mode set',
-            }[short]()
-        except RequestError as error:
-            return SimpleNamespace(success=False, message=str(error))
-        return SimpleNamespace(success=True, message=message)
+    def _answer(self, service: str, answer: Callable[[], T], *arguments: Any) -> PendingCall[T]:
+        self.calls.append((service, arguments))
+        call: PendingCall[T] = PendingCall(f'robot_sm/{service}', self.clock, 5.0)
+        if not self.answering:
+            return call
+        if self.ready is not None and f'robot_sm/{service}' not in self.ready:
+            call.fail_with('service not available')
+        else:
+            call.complete(answer())
+        return call
+
+    def _change(self, service: str, change: Callable[[], str],
+                *arguments: Any) -> PendingCall[Answer]:
+        def answer() -> Answer:
+            try:
+                return Answer(True, change())
+            except StoreError as error:
+                return Answer(False, str(error))
+        return self._answer(service, answer, *arguments)
+
+    def missing_services(self) -> List[str]:
+        return [name for name in SUITE_SERVICES if self.ready is not None
+                and name not in self.ready]
+
+    def store_goal(self, goal: NavigationGoal) -> PendingCall[Answer]:
+        return self._change('set_navigation_goal', lambda: self.store.set_navigation_goal(
+            goal.pose, int(goal.mode), goal.waypoint_position, goal.routine), goal)
+
+    def report_goal(self, goal: NavigationGoal, status: GoalStatus,
+                    navigation_status: bool) -> PendingCall[Answer]:
+        return self._change('navigation_goal_completed',
+                            lambda: self.store.complete_navigation_goal(status,
+                                                                        navigation_status),
+                            goal, status, navigation_status)
+
+    def waypoints(self) -> PendingCall[WaypointList]:
+        return self._answer('get_waypoints', lambda: self.store.waypoints)
+
+    def finish_round(self) -> PendingCall[RoundFinished]:
+        def finish() -> RoundFinished:
+            continues, message = self.store.finish_round()
+            return RoundFinished(True, message, continues, self.store.waypoints)
+        return self._answer('finish_round', finish)
+
+    def failed_goals(self) -> PendingCall[Tuple[Pose, ...]]:
+        return self._answer('get_failed_goals', lambda: self.store.failed_goals)
+
+    def reverse_mode(self) -> PendingCall[bool]:
+        return self._answer('get_reverse_mode', lambda: self.store.reverse_mode)
+
+    def set_reverse_mode(self, reverse: bool) -> PendingCall[Answer]:
+        return self._change('set_reverse_mode', lambda: self.store.set_reverse_mode(reverse),
+                            reverse)
+
+    def stop_robot(self, reason: str) -> None:
+        self.stops.append(reason)
 
 
 class Recorded:
@@ -132,7 +161,7 @@ class Latest:
 
 
 class FakeContext:
-    """A :class:`~robot_sm.statemachine.port.Context` over :class:`FakeSuite`."""
+    """A :class:`~robot_sm.statemachine.context.Context` over :class:`FakeSuite`."""
 
     map_frame = 'map'
 
@@ -144,33 +173,34 @@ class FakeContext:
     def logger(self) -> Log:
         return self._world.log
 
+    @property
+    def suite(self) -> FakeSuite:
+        return self._world.suite
+
     def now(self) -> float:
         return self._world.time
 
     def parameter(self, name: str) -> Any:
-        world = self._world
-        scoped = f'{self._plugin}.{name}'
-        if scoped in world.parameters:
-            return world.parameters[scoped]
-        if self._plugin:
-            for spec in world.registry.load(self._plugin).PARAMETERS:
-                if spec.name == name:
-                    return spec.default
-        if name in world.parameters:
-            return world.parameters[name]
-        return NODE_DEFAULTS[name]
+        plugin, _, short = name.rpartition('.')
+        values = self._world.plugin_parameters(plugin or self._plugin)
+        if short in values:
+            return values[short]
+        return self._world.node_parameter(name)
 
     def call(self, service: str, srv_type: str, request: Optional[Mapping[str, Any]] = None,
-             timeout: float = 5.0) -> PendingCall:
-        pending = PendingCall(service, self.now, timeout)
-        if self._world.suite.available(service):
-            pending.complete(self._world.suite.answer(service, dict(request or {})))
-        else:
+             timeout: Optional[float] = None) -> PendingCall[Any]:
+        """Answer with ``world.services[service](request)``; fail if there is none."""
+        pending: PendingCall[Any] = PendingCall(service, self.now, timeout or 5.0)
+        self._world.service_calls.append(service)
+        answer = self._world.services.get(service)
+        if answer is None:
             pending.fail_with('service not available')
+        else:
+            pending.complete(answer(dict(request or {})))
         return pending
 
-    def service_ready(self, service: str, srv_type: str) -> bool:
-        return self._world.suite.available(service)
+    def action_ready(self, action: str, action_type: str) -> bool:
+        return False
 
     def publisher(self, topic: str, msg_type: str, qos: str = 'default') -> Recorded:
         return self._world.published.setdefault(topic, Recorded())
@@ -178,34 +208,51 @@ class FakeContext:
     def subscribe(self, topic: str, msg_type: str, qos: str = 'default') -> Latest:
         return self._world.topics.setdefault(topic, Latest())
 
-    def message(self, msg_type: str, **fields: Any) -> SimpleNamespace:
-        return SimpleNamespace(**fields)
-
 
 class World:
-    """A machine, its suite, clock, log, topics and parameters."""
+    """A machine, its suite, clock, log, topics and parameters; the cycle checked as at start."""
 
     def __init__(self, parameters: Optional[Dict[str, Any]] = None,
                  extra: Optional[Mapping[str, Type[BaseState]]] = None,
                  suite: Optional[FakeSuite] = None) -> None:
         self.time = 0.0
         self.log = Log()
-        self.suite = suite or FakeSuite()
+        self.suite = suite or FakeSuite(lambda: self.time)
         self.parameters: Dict[str, Any] = {'navigation_plugin': 'ScriptedNavigation'}
         self.parameters.update(parameters or {})
+        self.services: Dict[str, Callable[[Dict[str, Any]], Any]] = {}
+        self.service_calls: List[str] = []
         self.published: Dict[str, Recorded] = {}
         self.topics: Dict[str, Latest] = {}
         self.states: List[str] = []
         self.outcomes: List[str] = []
-        self.stops: List[str] = []
         self.registry = PluginRegistry(extra)
-        plugins = {role: self.parameters.get(name, default)
-                   for role, (name, default) in ROLE_PARAMETERS.items()}
+        plugins = {part.parameter: self.parameters.get(part.parameter, part.default)
+                   for part in ROLES.values() if part.parameter}
         self.creator = StateCreator(self.registry, plugins, lambda p: FakeContext(self, p),
                                     self.log, Idle, on_error=self.outcomes.append)
+        self.creator.check_cycle()
         self.machine = StateMachine(self.creator, self.log, publish_state=self.states.append,
                                     publish_outcome=self.outcomes.append,
-                                    stop_robot=self.stops.append)
+                                    stop_robot=self.suite.stop_robot)
+
+    @property
+    def stops(self) -> List[str]:
+        return self.suite.stops
+
+    def plugin_parameters(self, plugin: str) -> Dict[str, Any]:
+        """Return the validated parameters of ``plugin`` (defaults where not given)."""
+        if not plugin:
+            return {}
+        specs = self.registry.load(plugin).PARAMETERS
+        given = {spec.name: self.parameters[f'{plugin}.{spec.name}'] for spec in specs
+                 if f'{plugin}.{spec.name}' in self.parameters}
+        return validate_all(specs, given)
+
+    def node_parameter(self, name: str) -> Any:
+        """Return the state interface's parameter ``name``."""
+        defaults = {part.parameter: part.default for part in ROLES.values() if part.parameter}
+        return {**NODE_DEFAULTS, **defaults, **self.parameters}[name]
 
     def tick(self, count: int = 1, dt: float = 0.05) -> None:
         for _ in range(count):
@@ -218,9 +265,9 @@ class World:
         self.tick()
         assert self.states[:1] == ['Boot'] and self.state != 'Boot', self.states
 
-    def enter(self, role: Role, **kwargs: Any) -> BaseState:
+    def enter(self, role: Role, goal: Optional[NavigationGoal] = None) -> BaseState:
         """Put the machine into a new state of ``role`` (requested, then one tick)."""
-        state = self.creator.create(role, **kwargs)
+        state = self.creator.create(role, Handover(goal))
         assert self.machine.transition_to(state)
         self.tick()
         assert self.machine.state is state, (self.states, self.log.errors())
@@ -240,3 +287,31 @@ class World:
                 return
             self.tick()
         raise AssertionError(f'{name!r} not reached; states: {self.states[-12:]}')
+
+
+def reply(success: bool, message: str = '') -> SimpleNamespace:
+    """Return a service response with ``success`` and ``message``."""
+    return SimpleNamespace(success=success, message=message)
+
+
+class QuietGoal(CalculateGoalState):
+    """A calculate-goal plugin that never finishes by itself."""
+
+
+class QuietMapping(MappingState):
+    """A mapping plugin that never finishes by itself."""
+
+
+def world(extra: Optional[Mapping[str, Type[BaseState]]] = None, **parameters: Any) -> World:
+    """Return a booted world whose exploration and navigation never finish by themselves."""
+    result = World({'calculate_goal_plugin': 'QuietGoal', 'mapping_plugin': 'QuietMapping',
+                    'ScriptedNavigation.drive_ticks': 10_000, **parameters},
+                   extra={'QuietGoal': QuietGoal, 'QuietMapping': QuietMapping, **(extra or {})})
+    result.boot()
+    return result
+
+
+def nav_goal(mode: NavigationMode, x: float = 1.0, routine: str = '') -> NavigationGoal:
+    """Return a goal at ``x`` for ``mode`` (a waypoint goal names waypoint 0)."""
+    waypoint = 0 if mode == NavigationMode.WAYPOINT_FOLLOWING else -1
+    return NavigationGoal(pose(x), mode, waypoint, routine=routine)

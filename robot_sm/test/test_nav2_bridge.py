@@ -15,9 +15,10 @@ from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
 import pytest
 from robot_sm import qos
+from robot_sm.nodes.plugin_context import action_outcome
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
-from robot_sm.nodes.state_interface import action_outcome, StateInterface
+from robot_sm.nodes.state_interface import StateInterface
 from robot_sm.testing import RosHarness
 from std_msgs.msg import String
 

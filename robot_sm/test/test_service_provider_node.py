@@ -20,6 +20,7 @@ from robot_sm_msgs.msg import GoalStatus, Waypoint, WaypointArray
 from robot_sm_msgs.srv import (
     AddFailedGoal,
     AddWaypoint,
+    FinishRound,
     GetFailedGoals,
     GetNavigationGoal,
     GetRobotPose,
@@ -207,6 +208,46 @@ def test_navigation_goal_keeps_its_waypoint_by_id_and_completion_marks_it(
     completed.status.goal_status = GoalStatus.FAILED
     ros.call(GoalCompleted, 'robot_sm/navigation_goal_completed', completed)
     assert [(w.visited, w.unreachable) for w in listed(ros).waypoints][3] == (False, True)
+
+
+def test_finish_round_applies_the_following_mode_s_rule_in_one_change(
+        ros: RosHarness, tmp_path: pathlib.Path) -> None:
+    start(ros, tmp_path)
+    published = ros.record(WaypointArray, 'robot_sm/waypoints', STATE)
+    for x in (0.0, 1.0, 2.0):
+        add(ros, x)
+    for position in range(3):
+        ros.call(WaypointVisited, 'robot_sm/waypoint_visited',
+                 WaypointVisited.Request(position=position))
+
+    def finish(mode: int) -> Any:
+        ros.call(SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode',
+                 SetWaypointFollowingMode.Request(mode=mode, reverse=False))
+        published.wait_for(lambda m: m.mode == mode)
+        called = time.monotonic()
+        answer = ros.call(FinishRound, 'robot_sm/finish_round')
+        assert answer.success
+        after = summary(answer.waypoint_array)
+        if after != summary(published.last):
+            # One change, published once: never a list half-way through the rule.
+            published.wait_for(lambda m: summary(m) == after, after=called)
+            assert [summary(m) for m in published.since(called)] == [after]
+        return answer
+
+    def flags(answer: Any) -> List[tuple]:
+        return [(w.visited, w.unreachable) for w in answer.waypoint_array.waypoints]
+
+    single = finish(WaypointArray.SINGLE)
+    assert (single.continues, single.message) == (False, 'Single round finished')
+    assert flags(single) == [(True, False)] * 3
+    patrol = finish(WaypointArray.PATROL)
+    assert patrol.continues and patrol.waypoint_array.reverse
+    # Turned around: the flags cleared, and the endpoint just reached marked visited.
+    assert flags(patrol) == [(False, False), (False, False), (True, False)]
+    roundtrip = finish(WaypointArray.ROUNDTRIP)
+    assert roundtrip.continues and flags(roundtrip) == [(False, False)] * 3
+    saved = WaypointFile(str(tmp_path / 'waypoints.yaml')).load(0.0).waypoints
+    assert [(w.visited, w.unreachable) for w in saved.waypoints] == [(False, False)] * 3
 
 
 def test_failed_goals_from_exploration_and_the_blacklist_services(

@@ -168,6 +168,22 @@ def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(suite: Su
     assert 0.5 - 0.1 < idle - last < 0.5 + 3 * TICK + TRANSPORT
 
 
+def _stored_goal(ros: RosHarness) -> Any:
+    """
+    Return the stored goal once it is the simple goal.
+
+    It is stored when its state is entered, after the report of any goal it interrupted has
+    been answered (the suite's calls go out in order), so it may come a round trip after.
+    """
+    answers = []
+
+    def stored_simple_goal() -> bool:
+        answers.append(ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal'))
+        return answers[-1].navigation_mode == 2
+    assert wait_until(stored_simple_goal, WAIT)
+    return answers[-1].goal
+
+
 def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: RosHarness) -> None:
     suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 40})
     suite.add_waypoint(1.0, 0.0)
@@ -183,9 +199,8 @@ def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: Ro
     sent = time.monotonic()
     goal.publish(message)
     suite.wait_state('G: Navigation', after=sent)
-    stored = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
-    assert stored.navigation_mode == 2
-    assert (stored.goal.position.x, stored.goal.position.y) == (4.0, -1.5)
+    stored = _stored_goal(ros)
+    assert (stored.position.x, stored.position.y) == (4.0, -1.5)
     suite.wait_state('Idle', after=sent)
     suite.outcomes.wait_for(lambda m: m.data == 'G: Navigation: simple goal reached', after=sent)
     # The interrupted waypoint goal was aborted, not marked; following is not resumed.
@@ -200,12 +215,14 @@ def test_bad_simple_goals_change_nothing(suite: Suite) -> None:
     nan_goal.pose.position.x = math.nan
     nan_goal.pose.orientation.w = 1.0
     goal.publish(nan_goal)
-    assert 'NaN' in suite.outcomes.wait_for(lambda m: 'ignored' in m.data).data
+    refusal = suite.outcomes.wait_for(lambda m: 'ignored' in m.data).data
+    assert refusal == 'simple goal ignored: pose.position.x: must be finite (got nan)'
     zero_quaternion = PoseStamped()
     zero_quaternion.header.frame_id = 'map'
     zero_quaternion.pose.orientation.w = 0.0
     goal.publish(zero_quaternion)
-    suite.outcomes.wait_for(lambda m: 'quaternion' in m.data)
+    refusal = suite.outcomes.wait_for(lambda m: 'quaternion' in m.data).data
+    assert refusal.startswith('simple goal ignored: pose.orientation: must be a non-zero ')
     time.sleep(3 * TICK)
     assert suite.states.last.data == 'Idle'
 
@@ -235,12 +252,6 @@ def _goal_in_odom(ros: RosHarness, x: float, y: float) -> float:
     sent = time.monotonic()
     goal.publish(message)
     return sent
-
-
-def _stored_goal(ros: RosHarness) -> Any:
-    stored = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
-    assert stored.navigation_mode == 2
-    return stored.goal
 
 
 @pytest.mark.skipif(importlib.util.find_spec('tf2_ros') is None
@@ -343,9 +354,9 @@ def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness) -> None:
 @pytest.mark.parametrize('parameter,value,message', [
     ('update_frequency', -1.0, "parameter 'update_frequency' must be >= 2 (got -1.0)"),
     ('Navigation.max_linear_speed', -1.0,
-     "parameter 'Navigation.max_linear_speed' must be at least 0.01 (got -1)"),
+     "parameter 'Navigation.max_linear_speed' must be >= 0.01 (got -1.0)"),
     ('WaitRoutine.wait_duration', 'abc',
-     "parameter 'WaitRoutine.wait_duration' must be a float (got 'abc')"),
+     "parameter 'WaitRoutine.wait_duration' must be a number (got 'abc')"),
 ])
 def test_a_bad_parameter_stops_the_node_with_one_line(ros: RosHarness, parameter: str,
                                                       value: Any, message: str) -> None:

@@ -1,32 +1,22 @@
 """
 The state machine engine without ROS: RSM's tables, awake() order, and the bugs we fixed.
 
-Each test builds a :class:`~statemachine_fakes.World`: the real engine, the real built-in states
-and plugins from entry points, with the service provider's real core answering the services.
+Each test builds a :class:`~statemachine_fakes.World`: the real engine, the real cycle, the real
+built-in states and plugins from entry points, with the service provider's real core answering
+the suite's services.
 """
 
-from typing import Callable, List, Optional, Tuple
+from typing import List, Tuple
 
 import pytest
-from robot_sm.statemachine.base_state import Answer, BaseState
-from robot_sm.statemachine.behaviours import CalculateGoalState, MappingState
-from robot_sm.statemachine.constants import GoalStatus, Interrupt, NavigationMode, Role
-from robot_sm.statemachine.goal import NavigationGoal
-from robot_sm.statemachine.machine import StateMachine
+from robot_sm.statemachine.base_state import BaseState
+from robot_sm.statemachine.cycle import Interrupt, Role
 from robot_sm.statemachine.registry import installed_plugins
-from statemachine_fakes import pose, World
+from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationMode
+from statemachine_fakes import AUTONOMOUS, nav_goal, pose, reply, STOPPED, TELEOP, World
+from statemachine_fakes import world as quiet_world
 
-E, T, END, SG, SGS = (Interrupt.EMERGENCY_STOP, Interrupt.TELEOPERATION,
-                      Interrupt.INTERRUPT_END, Interrupt.SIMPLE_GOAL, Interrupt.SIMPLE_GOAL_STOP)
-STOPPED, AUTONOMOUS, TELEOP = 0, 1, 2
-
-
-class QuietGoal(CalculateGoalState):
-    """A calculate-goal plugin that never finishes by itself."""
-
-
-class QuietMapping(MappingState):
-    """A mapping plugin that never finishes by itself."""
+T = Interrupt.TELEOPERATION
 
 
 class Recording(BaseState):
@@ -55,126 +45,9 @@ class Recording(BaseState):
     def on_exit(self) -> None:
         self._note('exit')
 
-    def on_interrupt(self, interrupt: Interrupt) -> None:
-        self._note(f'interrupt {interrupt.name}')
-
-
-EXTRA = {'QuietGoal': QuietGoal, 'QuietMapping': QuietMapping, 'Recording': Recording}
-
 
 def world(**parameters: object) -> World:
-    result = World({'calculate_goal_plugin': 'QuietGoal', 'mapping_plugin': 'QuietMapping',
-                    'ScriptedNavigation.drive_ticks': 10_000, **parameters}, extra=EXTRA)
-    result.boot()
-    return result
-
-
-def nav_goal(mode: NavigationMode, x: float = 1.0, routine: str = '') -> NavigationGoal:
-    return NavigationGoal(pose(x), mode, 0 if mode == NavigationMode.WAYPOINT_FOLLOWING else -1,
-                          routine)
-
-
-#: Each state of RSM's tables and how to enter it.
-STATES = {
-    'Boot': lambda w: w.enter(Role.BOOT),
-    'Idle': lambda w: w.enter(Role.IDLE),
-    'Teleoperation': lambda w: w.enter(Role.TELEOPERATION),
-    'Emergency Stop': lambda w: w.enter(Role.EMERGENCY_STOP),
-    'W: Waypoint Following': lambda w: w.enter(Role.WAYPOINT_FOLLOWING),
-    'E: Calculate Goal': lambda w: w.enter(Role.CALCULATE_GOAL),
-    'E: Navigation': lambda w: w.enter(Role.NAVIGATION,
-                                       goal=nav_goal(NavigationMode.EXPLORATION)),
-    'W: Navigation': lambda w: w.enter(Role.NAVIGATION,
-                                       goal=nav_goal(NavigationMode.WAYPOINT_FOLLOWING)),
-    'G: Navigation': lambda w: w.enter(Role.NAVIGATION,
-                                       goal=nav_goal(NavigationMode.SIMPLE_GOAL)),
-    'E: Mapping': lambda w: w.enter(Role.MAPPING),
-    'W: Scripted': lambda w: w.enter(Role.ROUTINE, routine='Scripted',
-                                     goal=nav_goal(NavigationMode.WAYPOINT_FOLLOWING)),
-}
-
-#: rsm-original.md §2.4, interrupt columns: the state requested (None: ignored).
-INTERRUPT_TABLE = {
-    'Boot': {E: 'Emergency Stop', T: None, END: None, SG: None, SGS: None},
-    'Idle': {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-             SGS: None},
-    'Teleoperation': {E: 'Emergency Stop', T: None, END: 'Idle', SG: None, SGS: None},
-    'Emergency Stop': {E: None, T: None, END: 'Idle', SG: None, SGS: None},
-    'W: Waypoint Following': {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                              SG: 'G: Navigation', SGS: None},
-    'E: Calculate Goal': {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                          SG: 'G: Navigation', SGS: None},
-    'E: Navigation': {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                      SGS: None},
-    'W: Navigation': {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                      SGS: None},
-    'G: Navigation': {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                      SGS: 'Idle'},
-    'E: Mapping': {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                   SG: 'G: Navigation', SGS: None},
-    'W: Scripted': {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                    SGS: None},
-}
-
-
-@pytest.mark.parametrize('state,interrupt', [
-    (state, interrupt) for state in INTERRUPT_TABLE for interrupt in Interrupt])
-def test_interrupt_table(state: str, interrupt: Interrupt) -> None:
-    w = world()
-    w.suite.ready = set()  # nothing answers: no state moves on by itself
-    STATES[state](w)
-    assert w.state == state
-    w.machine.simple_goal = nav_goal(NavigationMode.SIMPLE_GOAL, x=7.0)
-    expected = INTERRUPT_TABLE[state][interrupt]
-    requested = w.machine.interrupt(interrupt)
-    assert (w.pending, requested) == (expected, expected is not None)
-    w.tick()
-    assert w.state == (expected or state)
-    if expected is not None:
-        # The interrupted state's own logic can no longer request a transition.
-        assert w.states[-1] == expected
-
-
-F, OK = False, True
-RUNNING_W, RUNNING_E = 'Waypoint following running', 'Exploration running'
-NOT_E, NOT_W = 'Exploration not running', 'Waypoint following not running'
-#: rsm-original.md §2.4, command columns: (success, message, state requested).
-COMMAND_TABLE = {
-    'Boot': [(F, 'Still booting', None)] * 4,
-    'Idle': [(OK, 'Exploration started', 'E: Mapping'), (F, NOT_E, None),
-             (OK, 'Waypoint following started', 'W: Waypoint Following'), (F, NOT_W, None)],
-    'Teleoperation': [(F, 'Teleoperation active', None), (F, NOT_E, None),
-                      (F, 'Teleoperation active', None), (F, NOT_W, None)],
-    'Emergency Stop': [(F, 'Emergency Stop', None), (F, NOT_E, None),
-                       (F, 'Emergency Stop', None), (F, NOT_W, None)],
-    'W: Waypoint Following': [(F, RUNNING_W, None)] * 3 + [
-        (OK, 'Waypoint following stopped', 'Idle')],
-    'E: Calculate Goal': [(OK, RUNNING_E, None), (OK, 'Exploration stopped', 'Idle'),
-                          (F, RUNNING_E, None), (F, RUNNING_E, None)],
-    'E: Navigation': [(F, RUNNING_E, None), (OK, 'Exploration stopped', 'Idle'),
-                      (F, RUNNING_E, None), (F, RUNNING_E, None)],
-    'W: Navigation': [(F, RUNNING_W, None)] * 3 + [(OK, 'Waypoint following stopped', 'Idle')],
-    'G: Navigation': [(F, 'Simple Goal running', None)] * 4,
-    'E: Mapping': [(F, RUNNING_E, None), (OK, 'Exploration stopped', 'Idle'),
-                   (F, RUNNING_E, None), (F, RUNNING_E, None)],
-    'W: Scripted': [(F, RUNNING_W, None)] * 3 + [(OK, 'Waypoint following stopped', 'Idle')],
-}
-COMMANDS = [('exploration', True), ('exploration', False), ('waypoint following', True),
-            ('waypoint following', False)]
-
-
-@pytest.mark.parametrize('state,column', [
-    (state, column) for state in COMMAND_TABLE for column in range(4)])
-def test_command_table(state: str, column: int) -> None:
-    w = world()
-    w.suite.ready = set()
-    STATES[state](w)
-    activity, start = COMMANDS[column]
-    command = (w.machine.start_stop_exploration if activity == 'exploration'
-               else w.machine.start_stop_waypoint_following)
-    success, message, requested = COMMAND_TABLE[state][column]
-    assert command(start) == (success, message)
-    assert w.pending == requested
+    return quiet_world(extra={'Recording': Recording}, **parameters)
 
 
 def test_commands_without_a_state_are_refused() -> None:
@@ -188,13 +61,12 @@ def test_tick_order_is_rsm_awake_order_and_the_last_request_wins() -> None:
     w = world(idle_state='Recording', teleoperation_state='Recording')
     # Boot's first tick asked for Idle (a Recording): set up at the request, entered in the
     # same tick after Boot's exit, active from the next tick on.
-    first = w.machine.state
     assert Recording.log == [('R0', 'setup'), ('R0', 'entry'), ('R0', 'active')]
     w.tick()
     assert Recording.log[-1] == ('R0', 'active')
     Recording.log.clear()
-    assert w.machine.request(Role.TELEOPERATION, requester=first)
-    assert w.machine.request(Role.TELEOPERATION, requester=first)
+    w.machine.on_operation_mode(TELEOP, False)
+    assert w.machine.interrupt(T)
     # on_setup runs at request time, for both requests.
     assert Recording.log == [('R1', 'setup'), ('R2', 'setup')]
     published = len(w.states)
@@ -208,11 +80,11 @@ def test_tick_order_is_rsm_awake_order_and_the_last_request_wins() -> None:
     assert not w.machine.transition_to(w.machine.state)
 
 
-def test_requests_from_a_state_that_is_no_longer_current_are_ignored() -> None:
+def test_outcomes_of_a_state_that_is_no_longer_current_are_ignored() -> None:
     w = world()
     old = w.machine.state
-    w.enter(Role.TELEOPERATION)
-    assert not w.machine.request(Role.WAYPOINT_FOLLOWING, requester=old)
+    w.enter(Role.MAPPING)
+    assert not old.finish('start_waypoint_following')
     assert w.pending is None
 
 
@@ -220,8 +92,7 @@ def test_boot_is_published_and_waits_for_the_suite_and_the_boot_service() -> Non
     w = World({'boot_up_service': 'robot/boot_done'})
     w.suite.ready = {'robot_sm/get_waypoints'}
     answers = iter([False, True])
-    w.suite.answers['robot/boot_done'] = lambda request: type(
-        'R', (), {'success': next(answers), 'message': 'drivers'})()
+    w.services['robot/boot_done'] = lambda request: reply(next(answers), 'drivers')
     w.machine.start()
     assert w.states == ['Boot']
     w.tick(20)
@@ -231,8 +102,7 @@ def test_boot_is_published_and_waits_for_the_suite_and_the_boot_service() -> Non
     assert w.state == 'Boot'  # the boot service said false; retried after retry_interval
     w.tick(25)
     assert w.state == 'Idle'
-    calls = [name for name, _ in w.suite.calls if name == 'robot/boot_done']
-    assert calls == ['robot/boot_done'] * 2  # one call at a time, not one per tick
+    assert w.service_calls == ['robot/boot_done'] * 2  # one call at a time, not one per tick
 
 
 def test_estop_during_boot_returns_to_boot_on_release() -> None:
@@ -249,16 +119,19 @@ def test_estop_during_boot_returns_to_boot_on_release() -> None:
 
 def test_interrupts_are_delivered_once_per_edge() -> None:
     Recording.log, Recording.created = [], 0
-    w = world(idle_state='Recording')
+    w = world(idle_state='Recording', emergency_stop_state='Recording')
     Recording.log.clear()
     for _ in range(20):
         w.machine.on_operation_mode(AUTONOMOUS, False)
     for _ in range(20):
         w.machine.on_operation_mode(STOPPED, True)
+    assert Recording.log == [('R1', 'setup')]  # one Emergency Stop requested, not twenty
+    w.tick()
     for _ in range(20):
         w.machine.on_operation_mode(STOPPED, False)
-    assert Recording.log == [('R0', 'interrupt EMERGENCY_STOP'),
-                             ('R0', 'interrupt INTERRUPT_END')]
+    w.tick()
+    assert [entry for entry in Recording.log if entry[1] in ('setup', 'entry')] == [
+        ('R1', 'setup'), ('R1', 'entry'), ('R2', 'setup'), ('R2', 'entry')]
 
 
 def test_a_condition_that_holds_reaches_each_new_state_once() -> None:
@@ -274,60 +147,50 @@ def test_a_condition_that_holds_reaches_each_new_state_once() -> None:
     assert w.states[-2:] == ['Idle', 'Teleoperation']
 
 
-def test_a_simple_goal_is_not_followed_by_a_spurious_interrupt_end() -> None:
-    Recording.log, Recording.created = [], 0
-    w = world(idle_state='Recording')
-    Recording.log.clear()
+def test_an_estop_released_before_its_state_is_entered_leads_back_to_idle() -> None:
+    w = world()
+    w.machine.on_operation_mode(STOPPED, True)
+    w.machine.on_operation_mode(STOPPED, False)  # released within the same tick
+    w.tick(2)
+    assert w.states[-2:] == ['Emergency Stop', 'Idle']
+
+
+@pytest.mark.parametrize('goal_first', [False, True])
+@pytest.mark.parametrize('mode, emergency_stop, winner', [
+    (STOPPED, True, 'Emergency Stop'), (TELEOP, False, 'Teleoperation')])
+def test_an_estop_or_teleoperation_in_the_same_tick_as_a_simple_goal_wins_in_either_order(
+        goal_first: bool, mode: int, emergency_stop: bool, winner: str) -> None:
+    w = world()
+    published = len(w.states)
+    if goal_first:
+        w.machine.on_simple_goal(pose(3.0))
+    w.machine.on_operation_mode(mode, emergency_stop)
+    if not goal_first:
+        w.machine.on_simple_goal(pose(3.0))
+    assert w.pending == winner
+    w.tick(3)
+    assert w.states[published:] == [winner]
+    assert w.suite.goals() == []  # the simple goal was never stored, let alone driven to
+
+
+def test_a_simple_goal_is_not_ended_by_a_spurious_interrupt_end() -> None:
+    w = world()
     w.machine.on_simple_goal(pose(3.0))
+    w.tick()
+    assert w.state == 'G: Navigation'
     w.machine.on_operation_mode(AUTONOMOUS, False)
     w.machine.on_operation_mode(STOPPED, False)
-    assert Recording.log == [('R0', 'interrupt SIMPLE_GOAL')]
-
-
-@pytest.mark.parametrize('interrupted', ['W: Waypoint Following', 'E: Calculate Goal',
-                                         'W: Navigation'])
-def test_a_simple_goal_is_never_overwritten_by_the_interrupted_state(interrupted: str) -> None:
-    w = world()
-    w.suite.add_waypoints(1.0, 2.0)
-    STATES[interrupted](w)
-    w.machine.on_simple_goal(pose(9.0))
-    w.tick(2)
-    assert w.state == 'G: Navigation'
-    assert w.suite.goals()[-1] == (NavigationMode.SIMPLE_GOAL, 9.0, -1)
-    assert w.machine.state.goal.pose.position.x == 9.0
+    w.tick()
+    assert w.state == 'G: Navigation' and w.pending is None
 
 
 def test_simple_goal_stop_only_stops_simple_goals() -> None:
     w = world()
-    state = w.enter(Role.NAVIGATION, goal=nav_goal(NavigationMode.WAYPOINT_FOLLOWING))
+    state = w.enter(Role.WAYPOINT_NAVIGATION, nav_goal(NavigationMode.WAYPOINT_FOLLOWING))
     assert w.machine.stop_simple_goal() == (False, 'No simple goal running (W: Navigation)')
     assert state.status == GoalStatus.ACTIVE  # RSM aborted the goal anyway
-    w.enter(Role.NAVIGATION, goal=nav_goal(NavigationMode.SIMPLE_GOAL))
+    w.enter(Role.SIMPLE_GOAL_NAVIGATION, nav_goal(NavigationMode.SIMPLE_GOAL))
     assert w.machine.stop_simple_goal() == (True, 'Simple goal stopped')
-    w.tick()
-    assert w.state == 'Idle'
-
-
-@pytest.mark.parametrize('state, stop, outcome', [
-    ('G: Navigation', lambda m: m.stop_simple_goal(), 'G: Navigation: Simple goal stopped'),
-    ('W: Navigation', lambda m: m.start_stop_waypoint_following(False),
-     'W: Navigation: Waypoint following stopped'),
-    ('W: Waypoint Following', lambda m: m.start_stop_waypoint_following(False),
-     'W: Waypoint Following: Waypoint following stopped'),
-    ('W: Scripted', lambda m: m.start_stop_waypoint_following(False),
-     'W: Scripted: Waypoint following stopped'),
-    ('E: Navigation', lambda m: m.start_stop_exploration(False),
-     'E: Navigation: Exploration stopped'),
-    ('E: Calculate Goal', lambda m: m.start_stop_exploration(False),
-     'E: Calculate Goal: Exploration stopped'),
-    ('E: Mapping', lambda m: m.start_stop_exploration(False), 'E: Mapping: Exploration stopped'),
-])
-def test_an_activity_stopped_by_an_operator_publishes_its_outcome(
-        state: str, stop: Callable[[StateMachine], Answer], outcome: str) -> None:
-    w = world()
-    STATES[state](w)
-    assert stop(w.machine)[0]
-    assert w.outcomes[-1] == outcome
     w.tick()
     assert w.state == 'Idle'
 
@@ -344,12 +207,11 @@ def test_a_simple_goal_reached_publishes_its_outcome() -> None:
 def test_a_state_that_raises_is_logged_the_robot_stopped_and_the_machine_goes_idle(
         hook: str) -> None:
     w = world(teleoperation_state='FaultyState', **{'FaultyState.fail_in': hook})
-    w.machine.request(Role.TELEOPERATION, requester=w.machine.state)
+    w.machine.on_operation_mode(TELEOP, False)
     w.tick(2)
     if hook == 'on_exit':
         assert w.state == 'Faulty'
-        w.machine.interrupt(E)  # Faulty has no interrupts: force a transition by request
-        w.machine.request(Role.EMERGENCY_STOP, requester=w.machine.state)
+        w.machine.on_operation_mode(STOPPED, True)
         w.tick()
         # A failed exit does not keep the machine from the requested state.
         assert w.state == 'Emergency Stop'
@@ -361,6 +223,16 @@ def test_a_state_that_raises_is_logged_the_robot_stopped_and_the_machine_goes_id
     w.machine.on_operation_mode(STOPPED, True)
     w.tick()
     assert w.state == 'Emergency Stop'
+
+
+def test_an_outcome_a_state_does_not_declare_stops_the_robot_and_goes_idle() -> None:
+    w = world()
+    mapping = w.enter(Role.MAPPING)
+    mapping.update = lambda: mapping.finish('done')  # type: ignore[method-assign]
+    w.tick(2)
+    assert w.state == 'Idle'
+    assert len(w.stops) == 1 and "outcome 'done', which it does not declare" in w.stops[0]
+    assert any('Traceback' in line for line in w.log.errors())
 
 
 @pytest.mark.parametrize('plugin,reason', [
@@ -387,103 +259,6 @@ def test_plugins_are_listed_without_importing_them() -> None:
 
 
 def test_a_robot_package_can_replace_a_built_in_state() -> None:
-    w = World({'boot_state': 'Recording'}, extra=EXTRA)
+    w = World({'boot_state': 'Recording'}, extra={'Recording': Recording})
     w.machine.start()
     assert w.states == ['Recording']
-
-
-# -- waypoint following ----------------------------------------------------------------------
-
-
-def follow(w: World, mode: int, reverse: bool = False, limit: int = 400,
-           until: Optional[int] = None) -> List[int]:
-    """Start following and return the waypoint positions driven to, in order."""
-    w.suite.store.set_following_mode(mode, reverse)
-    assert w.machine.start_stop_waypoint_following(True)[0]
-    for _ in range(limit):
-        w.tick()
-        positions = [p for m, _, p in w.suite.goals() if m == NavigationMode.WAYPOINT_FOLLOWING]
-        if w.state == 'Idle' or (until is not None and len(positions) >= until):
-            return positions
-    raise AssertionError(f'following did not end: {w.states[-10:]}')
-
-
-def following_world(**parameters: object) -> World:
-    return world(**{'ScriptedNavigation.drive_ticks': 2, **parameters})
-
-
-def test_single_visits_in_order_and_ends_in_idle() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 0) == [0, 1, 2]
-    assert all(wp.visited for wp in w.suite.store.waypoints.waypoints)
-    assert w.outcomes[-1] == 'W: Waypoint Following: waypoint following finished'
-
-
-def test_single_in_reverse_starts_from_the_highest_index() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 0, reverse=True) == [2, 1, 0]
-
-
-def test_roundtrip_resets_and_goes_round_again() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 1, until=7) == [0, 1, 2, 0, 1, 2, 0]
-
-
-def test_patrol_turns_around_without_visiting_the_endpoint_twice() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 2, until=8) == [0, 1, 2, 1, 0, 1, 2, 1]
-
-
-def test_patrol_started_in_reverse() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, 2.0, 3.0)
-    assert follow(w, 2, reverse=True, until=5) == [2, 1, 0, 1, 2]
-
-
-def test_an_unreachable_waypoint_is_marked_and_the_rest_are_visited() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0, -100.0, 3.0)
-    assert follow(w, 0) == [0, 1, 2]
-    flags = [(wp.visited, wp.unreachable) for wp in w.suite.store.waypoints.waypoints]
-    assert flags == [(True, False), (False, True), (True, False)]
-
-
-def test_following_stops_after_max_unreachable_rounds() -> None:
-    w = following_world(**{'WaypointFollowing.max_unreachable_rounds': 3})
-    w.suite.add_waypoints(-100.0, -200.0)
-    assert follow(w, 1) == [0, 1] * 3
-    assert 'every waypoint was unreachable in 3 rounds in a row' in w.outcomes[-1]
-
-
-def test_a_routine_runs_on_arrival_and_its_outcome_marks_the_waypoint() -> None:
-    w = following_world()
-    w.suite.add_waypoints(1.0)
-    w.suite.add_waypoints(2.0, routine='Scripted')
-    w.suite.add_waypoints(3.0)
-    assert follow(w, 0) == [0, 1, 2]
-    assert 'W: Scripted' in w.states
-    assert all(wp.visited for wp in w.suite.store.waypoints.waypoints)
-
-
-def test_an_interrupted_waypoint_is_left_to_be_visited_again() -> None:
-    w = following_world(**{'ScriptedNavigation.drive_ticks': 10})
-    w.suite.add_waypoints(1.0, 2.0)
-    assert w.machine.start_stop_waypoint_following(True)[0]
-    w.run_until('W: Navigation')
-    w.machine.on_operation_mode(STOPPED, True)
-    w.tick()
-    assert w.state == 'Emergency Stop'
-    assert not any(wp.visited or wp.unreachable for wp in w.suite.store.waypoints.waypoints)
-    w.machine.on_operation_mode(STOPPED, False)
-    w.tick(5)
-    assert w.state == 'Idle'  # release never resumes the activity
-
-
-def test_no_waypoints_ends_following_with_a_reason() -> None:
-    w = following_world()
-    assert follow(w, 0) == []
-    assert w.outcomes[-1] == 'W: Waypoint Following: no waypoints to follow'

@@ -187,7 +187,7 @@ def test_a_silent_navigation_is_zeroed_by_the_mux_and_the_robot_stops(sim: SimSu
     sim.wait_moving()
     # The navigation hangs: its velocity publisher goes silent mid-route.
     node = sim.process.nodes['state_interface']
-    publisher = node._port.publisher('autonomy/cmd_vel', 'geometry_msgs/msg/Twist', 'command')
+    publisher = node.endpoints.publisher('autonomy/cmd_vel', 'geometry_msgs/msg/Twist', 'command')
     publisher.publish = lambda message: None
     cut = time.monotonic()
     time.sleep(0.1)

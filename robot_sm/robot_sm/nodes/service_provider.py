@@ -24,7 +24,6 @@ from geometry_msgs.msg import (
     Pose as PoseMsg,
     PoseArray,
     PoseStamped,
-    Quaternion,
 )
 from nav_msgs.msg import Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
@@ -37,10 +36,11 @@ from rclpy.time import Time
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.waypoint_markers import waypoint_markers
-from robot_sm.parameters import config_from, ConfigurationError, duration, Param
+from robot_sm.parameters import config_from, ConfigurationError, duration, not_empty, Param
 from robot_sm.qos import EVENTS, SENSOR, SERVICES, STATE
 from robot_sm.quoting import quoted
 from robot_sm.storage import default_file
+from robot_sm.waypoint_messages import checked_pose_of, pose_message, waypoint_array
 from robot_sm.waypoints import (
     checked_pose,
     DataStore,
@@ -55,10 +55,11 @@ from robot_sm.waypoints import (
     WaypointFile,
     WaypointList,
 )
-from robot_sm_msgs.msg import Waypoint as WaypointMsg, WaypointArray
+from robot_sm_msgs.msg import WaypointArray
 from robot_sm_msgs.srv import (
     AddFailedGoal,
     AddWaypoint,
+    FinishRound,
     GetFailedGoals,
     GetNavigationGoal,
     GetRobotPose,
@@ -83,22 +84,26 @@ EXPLORATION_GOALS = QoSProfile(
     durability=DurabilityPolicy.VOLATILE)
 
 
-def _not_empty(value: str) -> Optional[str]:
-    return 'must not be empty' if not value else None
+def _routine_names(names: List[str]) -> Optional[str]:
+    if not all(names):
+        return 'must not hold empty names'
+    if len(set(names)) != len(names):
+        return 'must not name a routine twice'
+    return None
 
 
 def parameters(namespace: str = '/') -> List[Param]:
     """Return the node's parameter specifications; the waypoints file's default follows them."""
     return [
-        Param('map_frame', 'map', 'Frame of waypoint, goal and robot poses.', check=_not_empty),
+        Param('map_frame', 'map', 'Frame of waypoint, goal and robot poses.', check=not_empty),
         Param('robot_frame', 'base_footprint',
               'Frame whose pose in map_frame get_robot_pose returns (pose_source tf).',
-              check=_not_empty),
+              check=not_empty),
         Param('pose_source', 'tf', 'Where get_robot_pose takes the pose from: tf '
               '(map_frame -> robot_frame, needs tf2_ros) or topic (pose_topic).',
               choices=('tf', 'topic')),
         Param('pose_topic', 'odom', 'Topic with the robot pose in map_frame (pose_source topic).',
-              check=_not_empty),
+              check=not_empty),
         Param('pose_topic_type', 'odometry', 'Message type on pose_topic.',
               choices=('odometry', 'pose_stamped')),
         Param('waypoints_file', default_file(namespace, 'waypoints.yaml'), 'YAML file the '
@@ -121,17 +126,6 @@ def _other_frame(frame: str, map_frame: str) -> bool:
 
 class PoseUnavailable(Exception):
     """The robot pose cannot be given; the message says why."""
-
-
-def _pose(msg: PoseMsg, field: str) -> Pose:
-    """Return the validated core pose of a message, naming ``field`` if it is not valid."""
-    p, q = msg.position, msg.orientation
-    return checked_pose(field, p.x, p.y, p.z, q.x, q.y, q.z, q.w)
-
-
-def _pose_msg(pose: Pose) -> PoseMsg:
-    return PoseMsg(position=Point(x=pose.x, y=pose.y, z=pose.z),
-                   orientation=Quaternion(x=pose.qx, y=pose.qy, z=pose.qz, w=pose.qw))
 
 
 class ServiceProvider(Node):
@@ -170,6 +164,7 @@ class ServiceProvider(Node):
             (WaypointVisited, 'waypoint_visited', self._waypoint_visited),
             (WaypointUnreachable, 'waypoint_unreachable', self._waypoint_unreachable),
             (Trigger, 'reset_waypoints', self._reset_waypoints),
+            (FinishRound, 'finish_round', self._finish_round),
             (SetWaypointFollowingMode, 'set_waypoint_following_mode', self._set_following_mode),
             (SetWaypointRoutine, 'set_waypoint_routine', self._set_waypoint_routine),
             (GetWaypointRoutines, 'get_waypoint_routines', self._get_waypoint_routines),
@@ -316,13 +311,7 @@ class ServiceProvider(Node):
         waypoints = self._store.waypoints
         if self._array_cache[0] is waypoints:
             return self._array_cache[1]
-        array = WaypointArray(mode=int(waypoints.mode), reverse=waypoints.reverse)
-        array.header.frame_id = self._map_frame
-        array.header.stamp = self._changed
-        array.waypoints = [
-            WaypointMsg(pose=_pose_msg(w.pose), visited=w.visited, unreachable=w.unreachable,
-                        routine=w.routine, id=w.id)
-            for w in waypoints.waypoints]
+        array = waypoint_array(waypoints, self._map_frame, self._changed)
         self._array_cache = (waypoints, array)
         return array
 
@@ -348,7 +337,7 @@ class ServiceProvider(Node):
     def _add_waypoint(self, request: AddWaypoint.Request,
                       response: AddWaypoint.Response) -> AddWaypoint.Response:
         def add() -> str:
-            pose = _pose(request.waypoint.pose, 'waypoint.pose')
+            pose = checked_pose_of(request.waypoint.pose, 'waypoint.pose')
             response.id, message = self._store.add_waypoint(
                 pose, request.waypoint.routine, request.position)
             return message
@@ -363,7 +352,7 @@ class ServiceProvider(Node):
     def _move_waypoint(self, request: MoveWaypoint.Request,
                        response: MoveWaypoint.Response) -> MoveWaypoint.Response:
         return self._serve(response, lambda: self._store.move_waypoint(
-            request.position, _pose(request.pose, 'pose')))
+            request.position, checked_pose_of(request.pose, 'pose')))
 
     def _remove_waypoint(self, request: RemoveWaypoint.Request,
                          response: RemoveWaypoint.Response) -> RemoveWaypoint.Response:
@@ -380,6 +369,16 @@ class ServiceProvider(Node):
 
     def _reset_waypoints(self, _: Trigger.Request, response: Trigger.Response) -> Any:
         return self._serve(response, self._store.reset_waypoints)
+
+    def _finish_round(self, _: FinishRound.Request,
+                      response: FinishRound.Response) -> FinishRound.Response:
+        def finish() -> str:
+            response.continues, message = self._store.finish_round()
+            return message
+        self._serve(response, finish)
+        with self._lock:
+            response.waypoint_array = self._waypoint_array()
+        return response
 
     def _set_following_mode(
             self, request: SetWaypointFollowingMode.Request,
@@ -424,14 +423,14 @@ class ServiceProvider(Node):
     def _set_navigation_goal(self, request: SetNavigationGoal.Request,
                              response: SetNavigationGoal.Response) -> SetNavigationGoal.Response:
         return self._serve(response, lambda: self._store.set_navigation_goal(
-            _pose(request.goal, 'goal'), request.navigation_mode, request.waypoint_position,
-            request.routine))
+            checked_pose_of(request.goal, 'goal'), request.navigation_mode,
+            request.waypoint_position, request.routine))
 
     def _get_navigation_goal(self, _: GetNavigationGoal.Request,
                              response: GetNavigationGoal.Response) -> GetNavigationGoal.Response:
         with self._lock:
             goal = self._store.navigation_goal
-            response.goal = _pose_msg(goal.pose)
+            response.goal = pose_message(goal.pose)
             response.navigation_mode = int(goal.mode)
             response.waypoint_position = self._store.navigation_goal_index()
             response.routine = goal.routine
@@ -447,14 +446,14 @@ class ServiceProvider(Node):
     def _add_failed_goal(self, request: AddFailedGoal.Request,
                          response: AddFailedGoal.Response) -> AddFailedGoal.Response:
         return self._serve(response, lambda: self._store.add_failed_goal(
-            _pose(request.goal, 'goal')))
+            checked_pose_of(request.goal, 'goal')))
 
     def _get_failed_goals(self, _: GetFailedGoals.Request,
                           response: GetFailedGoals.Response) -> GetFailedGoals.Response:
         with self._lock:
             response.failed_goals.header.frame_id = self._map_frame
             response.failed_goals.header.stamp = self.get_clock().now().to_msg()
-            response.failed_goals.poses = [_pose_msg(p) for p in self._store.failed_goals]
+            response.failed_goals.poses = [pose_message(p) for p in self._store.failed_goals]
         return response
 
     def _reset_failed_goals(self, _: Trigger.Request, response: Trigger.Response) -> Any:
@@ -465,7 +464,7 @@ class ServiceProvider(Node):
     def _get_robot_pose(self, _: GetRobotPose.Request,
                         response: GetRobotPose.Response) -> GetRobotPose.Response:
         try:
-            pose = _pose(self._pose_lookup(), 'pose')
+            pose = checked_pose_of(self._pose_lookup(), 'pose')
         except (PoseUnavailable, RequestError) as error:
             response.success = False
             response.message = str(error)
@@ -474,7 +473,7 @@ class ServiceProvider(Node):
             response.message = f'robot pose lookup failed: {error!r}'
         else:
             response.success = True
-            response.pose = _pose_msg(pose)
+            response.pose = pose_message(pose)
             response.message = f'Robot pose in {self._map_frame}'
         return response
 

@@ -30,6 +30,7 @@ from geometry_msgs.msg import PoseStamped, Twist
 import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.nodes.latest_message import LatestMessage
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
@@ -96,17 +97,6 @@ def _pose_matrix(msg: PoseStamped) -> np.ndarray:
     return quaternion.transform(position, quaternion.normalize(orientation))
 
 
-class _Latest:
-    """The newest message on one topic and when it arrived (node clock, seconds)."""
-
-    def __init__(self) -> None:
-        self.message: Any = None
-        self.time = -math.inf
-
-    def fresh(self, now: float, timeout: float) -> bool:
-        return self.message is not None and now - self.time <= timeout
-
-
 class TeleopRetargeting(Node):
     """XR controller teleop of an SO-101-class arm: state machine, retargeters and IK."""
 
@@ -126,15 +116,14 @@ class TeleopRetargeting(Node):
             raise ConfigurationError(f'parameter {error}') from None
 
         self._now = seconds_clock(self)
-        self._poses = {hand: _Latest() for hand in HANDS}
-        self._joys = {hand: _Latest() for hand in HANDS}
+        self._poses = {hand: LatestMessage(self._now) for hand in HANDS}
+        self._joys = {hand: LatestMessage(self._now) for hand in HANDS}
         self._robot_ee_pose: Optional[np.ndarray] = None
         self._robot_base_pose: Optional[np.ndarray] = None
         for hand in HANDS:
-            self.create_subscription(PoseStamped, f'xr/{hand}/pose',
-                                     self._receiver(self._poses[hand]), qos.SENSOR)
-            self.create_subscription(Joy, f'xr/{hand}/joy',
-                                     self._receiver(self._joys[hand]), qos.SENSOR)
+            self.create_subscription(PoseStamped, f'xr/{hand}/pose', self._poses[hand],
+                                     qos.SENSOR)
+            self.create_subscription(Joy, f'xr/{hand}/joy', self._joys[hand], qos.SENSOR)
         self.create_subscription(PoseStamped, 'robot_ee_pose', self._on_ee_pose, qos.SENSOR)
         self.create_subscription(PoseStamped, 'robot_base_pose', self._on_base_pose, qos.SENSOR)
 
@@ -172,12 +161,6 @@ class TeleopRetargeting(Node):
         except ValueError as error:
             raise ConfigurationError(f'parameter {error}') from None
 
-    def _receiver(self, latest: _Latest) -> Any:
-        def receive(msg: Any) -> None:
-            latest.message = msg
-            latest.time = self._now()
-        return receive
-
     def _on_ee_pose(self, msg: PoseStamped) -> None:
         self._robot_ee_pose = _pose_matrix(msg)
 
@@ -189,7 +172,7 @@ class TeleopRetargeting(Node):
         joy = self._joys[hand]
         if not joy.fresh(now, self._timeout):
             return None
-        msg: Joy = joy.message
+        msg: Joy = joy.latest
         lengths = {'buttons': len(msg.buttons), 'axes': len(msg.axes)}
         if any(lengths[field] < needed for field, needed in self._needed.items()):
             self.get_logger().warning(
@@ -204,7 +187,7 @@ class TeleopRetargeting(Node):
         tracked = pose.fresh(now, self._timeout)
         position, orientation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
         if tracked:
-            p, o = pose.message.pose.position, pose.message.pose.orientation
+            p, o = pose.latest.pose.position, pose.latest.pose.orientation
             position, orientation = np.array([p.x, p.y, p.z]), np.array([o.x, o.y, o.z, o.w])
         return ControllerSample(
             grip_position=position, grip_orientation=orientation, grip_is_valid=tracked,

@@ -10,6 +10,7 @@ import numpy as np
 from robot_sm.grid import OccupancyGrid
 from robot_sm.navigation import VelocityCommand
 from robot_sm.planar import Pose2D, quaternion_from_yaw, yaw_from_quaternion
+from robot_sm.waypoints.pose import Pose as GoalPose
 
 
 def pose2d(pose: Pose) -> Pose2D:
@@ -25,6 +26,16 @@ def pose_msg(pose: Pose2D) -> Pose:
     (msg.orientation.x, msg.orientation.y, msg.orientation.z,
      msg.orientation.w) = quaternion_from_yaw(pose.yaw)
     return msg
+
+
+def planar(pose: GoalPose) -> Pose2D:
+    """Return the planar part of a goal's pose."""
+    return Pose2D(pose.x, pose.y, yaw_from_quaternion(pose.qx, pose.qy, pose.qz, pose.qw))
+
+
+def goal_pose(pose: Pose2D) -> GoalPose:
+    """Return the goal pose on the ground plane for ``pose``."""
+    return GoalPose(float(pose.x), float(pose.y), 0.0, *quaternion_from_yaw(pose.yaw))
 
 
 def grid_from_msg(msg: OccupancyGridMsg) -> OccupancyGrid:

@@ -16,12 +16,13 @@ from typing import List, Tuple
 from geometry_msgs.msg import PoseArray
 from robot_sm.exploration import Frontier, FrontierSearch, select_goal
 from robot_sm.grid import OccupancyGrid
+from robot_sm.parameters import duration, Param
 from robot_sm.planar import Pose2D
-from robot_sm.plugins.conversions import grid_from_msg, pose2d, pose_msg, stamp
-from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.plugins.conversions import goal_pose, grid_from_msg, pose2d, pose_msg, stamp
 from robot_sm.statemachine.behaviours import CalculateGoalState
 from robot_sm.statemachine.calls import PendingCall
-from robot_sm.statemachine.port import Context
+from robot_sm.statemachine.context import Context
+from robot_sm.waypoints.pose import Pose
 
 EXPLORATION_GOALS = 'robot_sm/exploration_goals'
 
@@ -59,16 +60,14 @@ class CalculateGoal(CalculateGoalState):
 
     NAME = 'Calculate Goal'
     PARAMETERS = (
-        StateParameter('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose in '
-                       'the map frame.'),
-        StateParameter('min_frontier_size', 0.3, 'Shortest frontier worth exploring (m).',
-                       minimum=0.0),
-        StateParameter('potential_scale', 3.0, 'Weight of the distance to a frontier (per m).'),
-        StateParameter('gain_scale', 1.0, 'Weight of the size of a frontier (per m).'),
-        StateParameter('blacklist_radius', 0.5, 'Frontier goals this close to a failed goal are '
-                       'skipped (m, Euclidean).', minimum=0.0),
-        StateParameter('map_timeout', 5.0, 'Seconds to wait for a map and a robot pose.',
-                       minimum=0.1, maximum=600.0),
+        Param('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose in the map '
+              'frame.'),
+        Param('min_frontier_size', 0.3, 'Shortest frontier worth exploring (m).', minimum=0.0),
+        Param('potential_scale', 3.0, 'Weight of the distance to a frontier (per m).'),
+        Param('gain_scale', 1.0, 'Weight of the size of a frontier (per m).'),
+        Param('blacklist_radius', 0.5, 'Frontier goals this close to a failed goal are skipped '
+              '(m, Euclidean).', minimum=0.0),
+        duration('map_timeout', 5.0, 'Time to wait for a map and a robot pose.', 0.1, 600.0),
     )
 
     def start(self) -> None:
@@ -78,8 +77,7 @@ class CalculateGoal(CalculateGoalState):
         self._map = context.subscribe('map', 'nav_msgs/msg/OccupancyGrid', qos='state')
         self._pose = context.subscribe(context.parameter('pose_topic'),
                                        'nav_msgs/msg/Odometry', qos='sensor')
-        self._failed: PendingCall = context.call('robot_sm/get_failed_goals',
-                                                 'robot_sm_msgs/srv/GetFailedGoals')
+        self._failed: PendingCall[Tuple[Pose, ...]] = self.suite.failed_goals()
         self._frontiers = FrontierGoals(context)
 
     def update(self) -> None:
@@ -94,9 +92,8 @@ class CalculateGoal(CalculateGoalState):
         if not self._failed.done():
             return
         failed: List[Tuple[float, float]] = []
-        if self._failed.ok:
-            failed = [(p.position.x, p.position.y)
-                      for p in self._failed.response.failed_goals.poses]
+        if self._failed.ok and self._failed.response is not None:
+            failed = [(p.x, p.y) for p in self._failed.response]
         else:
             context.logger.warning(f'no failed goals ({self._failed.describe()}): none skipped')
         robot = pose2d(self._pose.latest.pose.pose)
@@ -110,4 +107,4 @@ class CalculateGoal(CalculateGoalState):
         goal = best.goal(robot)
         context.logger.info(f'next goal ({goal.x:.2f}, {goal.y:.2f}): frontier of '
                             f'{best.size:.2f} m at {best.distance:.2f} m')
-        self.navigate_to(pose_msg(goal))
+        self.navigate_to(goal_pose(goal))

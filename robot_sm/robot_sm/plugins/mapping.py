@@ -7,8 +7,9 @@ reported success, so failed goals were never forgiven).
 
 import math
 
-from robot_sm.plugins.conversions import pose2d
-from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.navigation import VelocityCommand
+from robot_sm.parameters import duration, Param
+from robot_sm.plugins.conversions import pose2d, twist
 from robot_sm.statemachine.behaviours import MappingState
 from robot_sm.statemachine.constants import OperationMode
 
@@ -30,10 +31,9 @@ class Spin(MappingState):
 
     NAME = 'Spin'
     PARAMETERS = (
-        StateParameter('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose.'),
-        StateParameter('angular_speed', 1.0, 'Turn rate (rad/s).', minimum=0.05),
-        StateParameter('timeout', 20.0, 'Seconds after which an unfinished turn fails.',
-                       minimum=0.1, maximum=600.0),
+        Param('pose_topic', 'odom', 'nav_msgs/Odometry topic with the robot pose.'),
+        Param('angular_speed', 1.0, 'Turn rate (rad/s).', minimum=0.05),
+        duration('timeout', 20.0, 'Time after which an unfinished turn fails.', 0.1, 600.0),
     )
 
     def start(self) -> None:
@@ -68,8 +68,8 @@ class Spin(MappingState):
         if mode is not None and mode.mode != OperationMode.AUTONOMOUS:
             # Nothing reaches the wheels: do not count the time as turning.
             self._started = context.now()
-        self._cmd.publish(context.message(TWIST, angular={'z': speed}))
+        self._cmd.publish(twist(VelocityCommand(angular=speed)))
 
     def stop(self) -> None:
         """Stop turning."""
-        self._cmd.publish(self.context.message(TWIST))
+        self._cmd.publish(twist(VelocityCommand()))

@@ -7,20 +7,17 @@ A waypoint whose routine is ``Wait`` runs the plugin ``WaitRoutine``; the servic
 
 from typing import Optional
 
-from robot_sm.statemachine.base_state import StateParameter
+from robot_sm.mux.control_mux import Answer
+from robot_sm.parameters import duration
 from robot_sm.statemachine.behaviours import RoutineState
 from robot_sm.statemachine.calls import PendingCall
-
-TRIGGER = 'std_srvs/srv/Trigger'
-SET_BOOL = 'std_srvs/srv/SetBool'
 
 
 class WaitRoutine(RoutineState):
     """Wait at the waypoint for ``wait_duration`` seconds."""
 
     NAME = 'Waiting'
-    PARAMETERS = (StateParameter('wait_duration', 3.0, 'Seconds to wait at the waypoint.',
-                                 minimum=0.0, maximum=3600.0),)
+    PARAMETERS = (duration('wait_duration', 3.0, 'Time to wait at the waypoint.', 0.0, 3600.0),)
 
     def start(self) -> None:
         """Note when the wait ends."""
@@ -39,8 +36,8 @@ class ReversingRoutine(RoutineState):
 
     def start(self) -> None:
         """Ask the service provider for the current driving direction."""
-        self._get: PendingCall = self.context.call('robot_sm/get_reverse_mode', TRIGGER)
-        self._set: Optional[PendingCall] = None
+        self._get: PendingCall[bool] = self.suite.reverse_mode()
+        self._set: Optional[PendingCall[Answer]] = None
 
     def update(self) -> None:
         """Flip the direction once it is known; succeed when the change was accepted."""
@@ -50,9 +47,7 @@ class ReversingRoutine(RoutineState):
             if not self._get.ok:
                 self.fail(f'cannot read the reverse mode: {self._get.describe()}')
                 return
-            reverse = bool(self._get.response.success)
-            self._set = self.context.call('robot_sm/set_reverse_mode', SET_BOOL,
-                                          {'data': not reverse})
+            self._set = self.suite.set_reverse_mode(not self._get.response)
             return
         if not self._set.done():
             return

@@ -2,7 +2,8 @@
 The lifecycle every state follows, RSM's ``BaseState`` in Python.
 
 A state is created when a transition to it is requested, with the context it reaches ROS
-through and, for navigation-like states, the goal it is for. The engine then calls:
+through, the role it plays (:mod:`robot_sm.statemachine.cycle`) and what the previous state
+handed over. The engine then calls:
 
 - :meth:`BaseState.on_setup` at once, when the transition is requested;
 - :meth:`BaseState.on_entry` on the next tick, after the old state's last ``on_active`` and
@@ -10,95 +11,78 @@ through and, for navigation-like states, the goal it is for. The engine then cal
 - :meth:`BaseState.on_active` on every following tick;
 - :meth:`BaseState.on_exit` on the tick the state is left.
 
-Operators' start and stop requests reach the four command hooks, which answer
-``(success, message)``; interrupts reach :meth:`BaseState.on_interrupt` once per edge. A state
-asks for the next one with :meth:`BaseState.transition`. After it handled an interrupt
-(``interrupt_occurred``), its own logic can no longer request a transition, so the interrupt's
-target wins, as in RSM.
+A state ends with :meth:`BaseState.finish` and an outcome from its class's ``OUTCOMES``; the
+cycle's table says which role follows. Operators' start and stop requests reach the four command
+hooks, which answer what RSM answered for the role's activity. Interrupts are the engine's: once
+one moved the machine on (:attr:`BaseState.interrupted`), the state's own outcomes are refused,
+so the interrupt's target wins, as in RSM.
 """
 
-from dataclasses import dataclass
-import math
-from typing import Any, ClassVar, Dict, Optional, Tuple, TYPE_CHECKING
+from typing import ClassVar, Optional, Protocol, Tuple
 
-from robot_sm.quoting import quoted
-from robot_sm.statemachine.constants import Interrupt, Role
-from robot_sm.statemachine.goal import NavigationGoal
-from robot_sm.statemachine.port import Context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from robot_sm.statemachine.machine import StateMachine
-
-#: What a command hook answers: success and a message for the operator.
-Answer = Tuple[bool, str]
-
-#: Where the standard interrupt responses lead.
-INTERRUPT_TARGETS: Dict[Interrupt, Role] = {
-    Interrupt.EMERGENCY_STOP: Role.EMERGENCY_STOP,
-    Interrupt.TELEOPERATION: Role.TELEOPERATION,
-    Interrupt.INTERRUPT_END: Role.IDLE,
-    Interrupt.SIMPLE_GOAL: Role.NAVIGATION,
-    Interrupt.SIMPLE_GOAL_STOP: Role.IDLE,
-}
+from robot_sm.mux.control_mux import Answer
+from robot_sm.parameters import Param
+from robot_sm.statemachine.context import Context
+from robot_sm.statemachine.cycle import ACTIVITIES, Handover, Interrupt, Role, ROLES
+from robot_sm.statemachine.suite_port import SuitePort
+from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode
 
 
-@dataclass(frozen=True)
-class StateParameter:
-    """A parameter of a plugin state, declared by the node as ``<plugin>.<name>``."""
+class Engine(Protocol):
+    """What a state may ask of the engine that runs it."""
 
-    name: str
-    default: Any
-    description: str
-    minimum: Optional[float] = None
-    maximum: Optional[float] = None
-    #: 0 is accepted too (it means off) besides ``minimum`` to ``maximum``.
-    off: bool = False
-
-    def problem(self, value: Any) -> Optional[str]:
-        """Return why ``value`` is not acceptable, or None if it is."""
-        if isinstance(self.default, bool) or not isinstance(self.default, (int, float)):
-            return None
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return f'must be a number (got {quoted(value)})'
-        if not math.isfinite(value):
-            return f'must be finite (got {value!r})'
-        if self.off and value == 0:
-            return None
-        if self.minimum is not None and value < self.minimum:
-            if self.off:
-                return f'must be 0 (off) or at least {self.minimum:g} (got {value:g})'
-            return f'must be at least {self.minimum:g} (got {value:g})'
-        if self.maximum is not None and value > self.maximum:
-            return f'must be at most {self.maximum:g} (got {value:g})'
-        return None
+    def end(self, state: 'BaseState', outcome: str, message: str, handover: Handover) -> bool:
+        """Take ``outcome`` of ``state``: request the role that follows; False if refused."""
 
 
 class BaseState:
     """
     A state of the operating cycle; subclass it and override the hooks you need.
 
-    Class attributes: ``NAME`` is what operators see (after ``PREFIX``: ``'E: '`` exploration,
-    ``'W: '`` waypoint following, ``'G: '`` simple goal); ``PARAMETERS`` lists the plugin's
-    parameters; ``INTERRUPTS`` the interrupts answered with the standard transition of
-    :data:`INTERRUPT_TARGETS` (e-stop → Emergency Stop, teleoperation → Teleoperation, simple
-    goal → Navigation to it, ...).
+    Class attributes: ``NAME`` is what operators see (after the prefix of the role's activity,
+    ``E: ``, ``W: `` or ``G: ``); ``OUTCOMES`` the outcomes it may end with; ``PARAMETERS`` the
+    plugin's parameters, declared on the state interface as ``<plugin>.<name>``.
     """
 
     NAME: ClassVar[str] = ''
-    PREFIX: ClassVar[str] = ''
-    PARAMETERS: ClassVar[Tuple[StateParameter, ...]] = ()
-    INTERRUPTS: ClassVar[Tuple[Interrupt, ...]] = ()
+    OUTCOMES: ClassVar[Tuple[str, ...]] = ()
+    PARAMETERS: ClassVar[Tuple[Param, ...]] = ()
 
-    def __init__(self, context: Context, goal: Optional[NavigationGoal] = None) -> None:
+    def __init__(self, context: Context, role: Role, handover: Handover = Handover()) -> None:
         self.context = context
-        self.goal = goal
-        self.interrupt_occurred = False
-        self.machine: Optional['StateMachine'] = None
+        self.role = role
+        self.handover = handover
+        #: The engine, once the state was requested.
+        self.engine: Optional[Engine] = None
+        #: The outcome the state ended with; None while it has not.
+        self.outcome: Optional[str] = None
+        #: The interrupt that moved the machine on before the state ended, if one did.
+        self.interrupted: Optional[Interrupt] = None
 
     @property
     def name(self) -> str:
-        """Return the name operators see, with its prefix."""
-        return self.PREFIX + (self.NAME or type(self).__name__)
+        """Return the name operators see: the activity's prefix and the state's name."""
+        return ACTIVITIES[self.activity][0] + (self.NAME or type(self).__name__)
+
+    @property
+    def activity(self) -> NavigationMode:
+        """Return the activity of the role (what its goals are for), NONE outside activities."""
+        return ROLES[self.role].activity
+
+    @property
+    def goal(self) -> Optional[NavigationGoal]:
+        """Return the goal handed over (to drive to, or just driven to), if any."""
+        return self.handover.goal
+
+    @property
+    def suite(self) -> SuitePort:
+        """Return the suite's own services."""
+        return self.context.suite
+
+    @property
+    def running(self) -> bool:
+        """Return True until the state ended or an interrupt moved the machine on."""
+        return self.outcome is None and self.interrupted is None
 
     def __repr__(self) -> str:
         return f'<{type(self).__name__} {self.name!r}>'
@@ -117,61 +101,57 @@ class BaseState:
     def on_exit(self) -> None:
         """Clean up: another state follows."""
 
-    # -- operators' commands ------------------------------------------------------------------
+    # -- ending -----------------------------------------------------------------------------
+
+    def finish(self, outcome: str, message: str = '',
+               handover: Optional[Handover] = None) -> bool:
+        """
+        End with ``outcome`` (one of ``OUTCOMES``): the cycle's next state is requested.
+
+        ``message`` tells operators how the state ended (``robot_sm/state_outcome``);
+        ``handover`` goes to the next state (by default what this state received). Return False
+        if refused: an interrupt already moved the machine on, or the state is not current.
+        """
+        if self.engine is None:
+            return False
+        return self.engine.end(self, outcome, message,
+                               self.handover if handover is None else handover)
+
+    def stop_activity(self, message: str) -> Answer:
+        """Answer an operator's stop of the running activity: outcome ``stopped``."""
+        if not self.finish('stopped', message):
+            return Answer(False, f'{self.name} is handling an interrupt')
+        return Answer(True, message)
+
+    # -- operators' commands: RSM's answers for the role's activity -------------------------
 
     def on_exploration_start(self) -> Answer:
         """Answer a request to start exploration."""
-        return False, f'{self.name}: exploration cannot start in this state'
+        return self._cannot_start('exploration')
 
     def on_exploration_stop(self) -> Answer:
         """Answer a request to stop exploration."""
-        return False, 'Exploration not running'
+        return self._stop(NavigationMode.EXPLORATION, 'Exploration')
 
     def on_waypoint_following_start(self) -> Answer:
         """Answer a request to start waypoint following."""
-        return False, f'{self.name}: waypoint following cannot start in this state'
+        return self._cannot_start('waypoint following')
 
     def on_waypoint_following_stop(self) -> Answer:
         """Answer a request to stop waypoint following."""
-        return False, 'Waypoint following not running'
+        return self._stop(NavigationMode.WAYPOINT_FOLLOWING, 'Waypoint following')
 
-    def on_interrupt(self, interrupt: Interrupt) -> None:
-        """Handle an interrupt: the standard transition if it is one of ``INTERRUPTS``."""
-        if interrupt not in self.INTERRUPTS:
-            return
-        if interrupt == Interrupt.SIMPLE_GOAL:
-            assert self.machine is not None
-            self.transition(Role.NAVIGATION, goal=self.machine.simple_goal, interrupt=True)
-        else:
-            self.transition(INTERRUPT_TARGETS[interrupt], interrupt=True)
+    def _cannot_start(self, activity: str) -> Answer:
+        if self.activity is NavigationMode.NONE:
+            return Answer(False, f'{self.name}: {activity} cannot start in this state')
+        return self._running()
 
-    # -- helpers for states -------------------------------------------------------------------
+    def _stop(self, activity: NavigationMode, label: str) -> Answer:
+        if self.activity is activity:
+            return self.stop_activity(f'{label} stopped')
+        if self.activity is NavigationMode.NONE:
+            return Answer(False, f'{label} not running')
+        return self._running()
 
-    def transition(self, role: Role, goal: Optional[NavigationGoal] = None, routine: str = '',
-                   *, interrupt: bool = False) -> bool:
-        """
-        Request the state that plays ``role`` (with ``goal``, or the plugin of ``routine``).
-
-        Return False if the request is refused: after an interrupt only another interrupt's
-        transition (``interrupt=True``) is taken, and only the current state may request.
-        """
-        if self.interrupt_occurred and not interrupt:
-            return False
-        if self.machine is None:
-            return False
-        accepted = self.machine.request(role, goal=goal, routine=routine, requester=self)
-        if accepted and interrupt:
-            self.interrupt_occurred = True
-        return accepted
-
-    def stop_activity(self, message: str) -> Answer:
-        """Answer an operator's stop: to Idle (reported), unless an interrupt is being handled."""
-        if not self.transition(Role.IDLE):
-            return False, f'{self.name} is handling an interrupt'
-        self.report(message)
-        return True, message
-
-    def report(self, message: str) -> None:
-        """Tell operators how this state ended (published as the state's outcome and logged)."""
-        if self.machine is not None:
-            self.machine.report(self, message)
+    def _running(self) -> Answer:
+        return Answer(False, f'{ACTIVITIES[self.activity][1]} running')

@@ -1,10 +1,14 @@
 """Service calls that states start and poll: a call never blocks the tick."""
 
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generic, Optional, TypeVar
+
+#: What a call is answered with: a response message for plugins' own services, a core value
+#: (:mod:`robot_sm.statemachine.suite_port`) for the suite's.
+T = TypeVar('T')
 
 
-class PendingCall:
+class PendingCall(Generic[T]):
     """
     A service call in flight, answered later or timed out.
 
@@ -20,10 +24,10 @@ class PendingCall:
         self._timeout = timeout
         self._lock = threading.Lock()
         self._finished = False
-        self._response: Any = None
+        self._response: Optional[T] = None
         self._error: Optional[str] = None
 
-    def complete(self, response: Any) -> None:
+    def complete(self, response: T) -> None:
         """Record the answer (from the executor's thread)."""
         with self._lock:
             if not self._finished:
@@ -54,7 +58,7 @@ class PendingCall:
         return self.ok and bool(getattr(self._response, 'success', True))
 
     @property
-    def response(self) -> Any:
+    def response(self) -> Optional[T]:
         """Return the answer; None while pending or after a failure."""
         return self._response
 
@@ -68,7 +72,7 @@ class PendingCall:
         return f'{self.service}: {message}' if message else self.service
 
 
-class PendingGoal(PendingCall):
+class PendingGoal(PendingCall[Any]):
     """
     An action goal in flight: the deadline covers its acceptance, then it runs until its result.
 

@@ -7,37 +7,55 @@ Each :meth:`StateMachine.tick`:
 2. if a transition is pending: the current state's ``on_exit``, the new state's ``on_entry``,
    then the new name is published (Boot's included).
 
-Requests between ticks replace each other: the last one wins. Interrupts come from the mux's
-operation mode, delivered once per edge (e-stop engaged, teleoperation taken, either ended) and
-once more to every state entered while the condition lasts; a simple goal is delivered once and
-travels with the transition as the new state's goal. A state that raises is logged with its
-traceback, its exit is attempted, the robot is stopped (``stop_robot``) and the machine goes to
-Idle: an exception never kills the node or leaves the robot moving.
+Where the machine goes is the cycle's table (:mod:`robot_sm.statemachine.cycle`): a state's
+outcome leads to ``TRANSITIONS[role][outcome]``, an interrupt to ``INTERRUPTS[role][interrupt]``.
+Requests between ticks replace each other, the last one wins, except that an interrupt is only
+replaced by one of the same or a higher priority, and never by a state's own outcome.
+
+Interrupts come from the mux's operation mode, delivered once per edge (e-stop engaged,
+teleoperation taken, either ended), and the mode as it is reaches every state entered; a simple
+goal travels with the transition as the new state's goal. A state that raises, or ends with an
+outcome the cycle does not handle for it, is logged with the traceback, its exit is attempted,
+the robot is stopped (``stop_robot``) and the machine goes to Idle: an exception never kills the
+node or leaves the robot moving.
 """
 
 import threading
 import traceback
-from typing import Any, Callable, Dict, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
-from robot_sm.statemachine.base_state import Answer, BaseState
-from robot_sm.statemachine.constants import Interrupt, NavigationMode, OperationMode, Role
-from robot_sm.statemachine.goal import NavigationGoal
-from robot_sm.statemachine.port import Logger
+from robot_sm.mux.control_mux import Answer
+from robot_sm.statemachine.base_state import BaseState
+from robot_sm.statemachine.constants import OperationMode
+from robot_sm.statemachine.context import Logger
+from robot_sm.statemachine.cycle import (
+    Handover,
+    Interrupt,
+    interrupt_target,
+    next_role,
+    PRIORITY,
+    Role,
+)
+from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode
+from robot_sm.waypoints.pose import Pose
 
 
 class StateFactory(Protocol):
     """Creates the state of a role; never raises (a failing plugin gives Idle)."""
 
-    def create(self, role: Role, goal: Optional[NavigationGoal] = None,
-               routine: str = '') -> BaseState:
+    def create(self, role: Role, handover: Handover = Handover()) -> BaseState:
         """Return a new state for ``role``."""
 
     def fallback(self) -> BaseState:
         """Return a built-in Idle state, for when the configured one fails."""
 
 
+class UnhandledOutcome(RuntimeError):
+    """A state ended with an outcome its class does not declare or the cycle does not handle."""
+
+
 class StateMachine:
-    """RSM's state interface: transitions, ticks, interrupts and operators' commands."""
+    """RSM's state interface: transitions by the cycle's table, ticks, interrupts, commands."""
 
     def __init__(self, factory: StateFactory, logger: Logger,
                  publish_state: Callable[[str], None] = lambda name: None,
@@ -51,15 +69,10 @@ class StateMachine:
         self._lock = threading.RLock()
         self.state: Optional[BaseState] = None
         self.pending: Optional[BaseState] = None
-        #: The last simple goal received; a state taking it goes to Navigation with it.
-        self.simple_goal: Optional[NavigationGoal] = None
-        #: Whether Boot has finished (an e-stop during boot returns to Boot on release).
-        self.booted = False
-        #: Memory shared by the states of one activity (e.g. rounds of waypoint following).
-        self.shared: Dict[str, Any] = {}
+        #: The interrupt that requested :attr:`pending`, if one did.
+        self._pending_interrupt: Optional[Interrupt] = None
+        #: The mux's condition: EMERGENCY_STOP, TELEOPERATION, or None.
         self._condition: Optional[Interrupt] = None
-        self._delivering = False
-        self._requested = False
 
     @property
     def state_name(self) -> str:
@@ -72,18 +85,37 @@ class StateMachine:
     def start(self) -> None:
         """Request Boot and run the first tick (Boot's entry and first activity)."""
         with self._lock:
-            self.request(Role.BOOT)
+            self.transition_to(self._factory.create(Role.BOOT))
             self.tick()
 
-    def request(self, role: Role, goal: Optional[NavigationGoal] = None, routine: str = '',
-                requester: Optional[BaseState] = None) -> bool:
-        """Create the state of ``role`` and request the transition; see :meth:`transition_to`."""
+    def end(self, state: BaseState, outcome: str, message: str, handover: Handover) -> bool:
+        """
+        Take ``outcome`` of ``state``: request the role the cycle gives and publish ``message``.
+
+        Refused (False) if ``state`` is not current or an interrupt already moved the machine on.
+
+        :raises UnhandledOutcome: if the outcome is not declared or not handled for the role.
+        """
         with self._lock:
-            if requester is not None and requester is not self.state:
-                self._logger.debug(f'{requester.name} is not current: its request for '
-                                   f'{role.value} is ignored')
+            if state is not self.state:
+                self._logger.debug(f'{state.name} is not current: its outcome {outcome} is '
+                                   'ignored')
                 return False
-            return self.transition_to(self._factory.create(role, goal, routine))
+            if self._pending_interrupt is not None:
+                return False
+            declared = type(state).OUTCOMES
+            target = next_role(state.role, outcome)
+            if outcome not in declared or target is None:
+                why = ('it does not declare' if outcome not in declared else
+                       f"the cycle does not handle for role '{state.role.value}'")
+                raise UnhandledOutcome(f"{state.name} ended with outcome '{outcome}', which "
+                                       f"{why} (declared: {', '.join(declared) or 'none'})")
+            if not self.transition_to(self._factory.create(target, handover)):
+                return False
+            state.outcome = outcome
+            if message:
+                self.report(state, message)
+            return True
 
     def transition_to(self, state: BaseState) -> bool:
         """
@@ -93,14 +125,12 @@ class StateMachine:
         before the tick replaces this one.
         """
         with self._lock:
-            if state is self.state or state.machine is not None:
+            if state is self.state or state.engine is not None:
                 return False
-            state.machine = self
+            state.engine = self
             self.pending = state
-            self._requested = True
-            if not self._run(state, state.on_setup, 'on_setup'):
-                return False
-            return True
+            self._pending_interrupt = None
+            return self._run(state, state.on_setup, 'on_setup')
 
     def tick(self) -> None:
         """Run one cycle in ``awake()`` order."""
@@ -118,13 +148,13 @@ class StateMachine:
                 self._enter(self.pending)
 
     def _enter(self, state: BaseState) -> None:
-        self.state, self.pending = state, None
+        self.state, self.pending, self._pending_interrupt = state, None, None
         if not self._run(state, state.on_entry, 'on_entry'):
             return
         self._publish_state(state.name)
-        if self._condition is not None:
-            # The e-stop or teleoperation still holds: the new state hears of it once.
-            self.interrupt(self._condition)
+        # The mux's mode as it is now reaches the new state: an e-stop or teleoperation that
+        # still holds, or the end of one that ended before the state was entered.
+        self.interrupt(self._condition or Interrupt.INTERRUPT_END)
 
     def _run(self, state: BaseState, hook: Callable[[], Any], hook_name: str,
              exiting: bool = False) -> bool:
@@ -150,7 +180,6 @@ class StateMachine:
             self._exit_quietly(state, 'after failing')
         if state is self.pending and self.state is not None:
             # A requested state failed to set up: the current one is left for Idle.
-            self.pending = None
             self._exit_quietly(self.state, 'on the way to Idle')
         self._go_idle(state)
 
@@ -159,21 +188,21 @@ class StateMachine:
         try:
             state.on_exit()
         except Exception as error:  # noqa: B902 - a plugin's fault must not kill the node
-            self._logger.error(f'{state.name} raised in on_exit {when}: {error!r}')
+            self._logger.error(f'{state.name} raised on exit {when}: {error!r}')
 
     def _go_idle(self, failed: BaseState) -> None:
         idle = self._factory.create(Role.IDLE)
         if type(idle) is type(failed):
             idle = self._factory.fallback()
-        idle.machine = self
-        self.state, self.pending = idle, None
+        idle.engine = self
+        self.state, self.pending, self._pending_interrupt = idle, None, None
         try:
             idle.on_setup()
             idle.on_entry()
         except Exception as error:  # noqa: B902
             self._logger.error(f'{idle.name} raised on entry: {error!r}; using the built-in Idle')
             idle = self._factory.fallback()
-            idle.machine = self
+            idle.engine = self
             self.state = idle
         self._publish_state(idle.name)
 
@@ -203,13 +232,13 @@ class StateMachine:
             if condition == self._condition:
                 return
             self._condition = condition
-            self.interrupt(Interrupt.INTERRUPT_END if condition is None else condition)
+            self.interrupt(condition or Interrupt.INTERRUPT_END)
 
-    def on_simple_goal(self, pose: Any) -> bool:
-        """Deliver a simple goal (a ``geometry_msgs/Pose`` in the map frame) once."""
+    def on_simple_goal(self, pose: Pose) -> bool:
+        """Deliver a simple goal (a pose in the map frame); return whether a state took it."""
         with self._lock:
-            self.simple_goal = NavigationGoal(pose, NavigationMode.SIMPLE_GOAL)
-            taken = self.interrupt(Interrupt.SIMPLE_GOAL)
+            goal = NavigationGoal(pose, NavigationMode.SIMPLE_GOAL)
+            taken = self.interrupt(Interrupt.SIMPLE_GOAL, Handover(goal=goal))
             if not taken and self.state is not None:
                 self._logger.info(f'simple goal ignored in {self.state.name}')
             return taken
@@ -217,18 +246,33 @@ class StateMachine:
     def stop_simple_goal(self) -> Answer:
         """Deliver SIMPLE_GOAL_STOP; answer whether a simple goal was stopped."""
         with self._lock:
-            if self.interrupt(Interrupt.SIMPLE_GOAL_STOP):
-                return True, 'Simple goal stopped'
-            return False, f'No simple goal running ({self.state_name or "no state yet"})'
+            state = self.state
+            if state is not None and self.interrupt(Interrupt.SIMPLE_GOAL_STOP):
+                self.report(state, 'Simple goal stopped')
+                return Answer(True, 'Simple goal stopped')
+            return Answer(False, f'No simple goal running ({self.state_name or "no state yet"})')
 
-    def interrupt(self, interrupt: Interrupt) -> bool:
-        """Deliver ``interrupt`` to the current state; return True if it requested a state."""
-        state = self.state
-        if state is None:
-            return False
-        self._requested = False
-        self._run(state, lambda: state.on_interrupt(interrupt), f'on_interrupt({interrupt.name})')
-        return self._requested
+    def interrupt(self, interrupt: Interrupt, handover: Handover = Handover()) -> bool:
+        """
+        Deliver ``interrupt`` to the current state's role; return True if it moved the machine.
+
+        Ignored where the cycle has no target for the role, and while an interrupt of higher
+        priority is pending: an e-stop in the same tick as a simple goal wins in either order.
+        """
+        with self._lock:
+            state = self.state
+            if state is None:
+                return False
+            target = interrupt_target(state.role, interrupt)
+            pending = self._pending_interrupt
+            if target is None or (pending is not None and PRIORITY[pending] > PRIORITY[interrupt]):
+                return False
+            if not self.transition_to(self._factory.create(target, handover)):
+                return False
+            self._pending_interrupt = interrupt
+            if state.running:
+                state.interrupted = interrupt
+            return True
 
     # -- operators' commands --------------------------------------------------------------------
 
@@ -245,14 +289,14 @@ class StateMachine:
         with self._lock:
             state = self.state
             if state is None:
-                return False, 'No active state'
-            answer: Answer = (False, '')
+                return Answer(False, 'No active state')
+            answer = Answer(False, '')
 
             def call() -> None:
                 nonlocal answer
                 answer = getattr(state, hook_name)()
 
             if not self._run(state, call, hook_name):
-                return False, f'{state.name} failed on this request (see the log); now Idle'
-            success, message = answer
-            return bool(success), str(message)
+                return Answer(False, f'{state.name} failed on this request (see the log); '
+                                     'now Idle')
+            return Answer(bool(answer[0]), str(answer[1]))

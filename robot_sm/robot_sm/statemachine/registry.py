@@ -12,17 +12,19 @@ plugin gives Idle, with an error that names the plugin and the reason.
 """
 
 from importlib.metadata import entry_points, EntryPoint
-from typing import Callable, Dict, List, Mapping, Optional, Type
+from typing import Callable, Dict, List, Mapping, Optional, Tuple, Type
 
 from robot_sm.statemachine.base_state import BaseState
-from robot_sm.statemachine.constants import (
-    ENTRY_POINT_GROUP,
+from robot_sm.statemachine.constants import ENTRY_POINT_GROUP, ROUTINE_SUFFIX
+from robot_sm.statemachine.context import Context, Logger
+from robot_sm.statemachine.cycle import (
+    check_outcomes,
+    check_table,
+    Handover,
     Role,
-    ROLE_PARAMETERS,
-    ROUTINE_SUFFIX,
+    ROLES,
+    state_name,
 )
-from robot_sm.statemachine.goal import NavigationGoal
-from robot_sm.statemachine.port import Context, Logger
 
 
 class PluginError(LookupError):
@@ -78,10 +80,15 @@ class PluginRegistry:
 class StateCreator:
     """The state machine's factory: the plugin of each role, created with its context."""
 
-    def __init__(self, registry: PluginRegistry, plugins: Mapping[Role, str],
+    def __init__(self, registry: PluginRegistry, plugins: Mapping[str, str],
                  context_for: Callable[[str], Context], logger: Logger,
                  idle_class: Type[BaseState],
                  on_error: Callable[[str], None] = lambda message: None) -> None:
+        """
+        Create states of the plugins ``plugins`` names (``{parameter: plugin}``).
+
+        A role whose parameter is not in ``plugins`` is played by the parameter's default.
+        """
         self._registry = registry
         self._plugins = dict(plugins)
         self._context_for = context_for
@@ -89,18 +96,18 @@ class StateCreator:
         self._idle_class = idle_class
         self._on_error = on_error
 
-    def plugin_for(self, role: Role, routine: str = '') -> str:
-        """Return the name of the plugin that plays ``role``."""
+    def plugin_for(self, role: Role, handover: Handover = Handover()) -> str:
+        """Return the name of the plugin that plays ``role`` (with ``handover``'s routine)."""
         if role is Role.ROUTINE:
-            return routine_plugin(routine)
-        return self._plugins.get(role, ROLE_PARAMETERS[role][1])
+            return routine_plugin(handover.goal.routine if handover.goal is not None else '')
+        part = ROLES[role]
+        return self._plugins.get(part.parameter, part.default)
 
-    def create(self, role: Role, goal: Optional[NavigationGoal] = None,
-               routine: str = '') -> BaseState:
+    def create(self, role: Role, handover: Handover = Handover()) -> BaseState:
         """Return a new state for ``role``; Idle (with an error) if its plugin fails."""
-        name = self.plugin_for(role, routine)
+        name = self.plugin_for(role, handover)
         try:
-            return self._registry.load(name)(self._context_for(name), goal)
+            return self._registry.load(name)(self._context_for(name), role, handover)
         except Exception as error:  # noqa: B902 - a plugin's constructor may raise anything
             message = (str(error) if isinstance(error, PluginError) else
                        f"plugin '{name}' could not be created: {type(error).__name__}: {error}")
@@ -113,4 +120,34 @@ class StateCreator:
 
     def fallback(self) -> BaseState:
         """Return the built-in Idle state."""
-        return self._idle_class(self._context_for(''), None)
+        return self._idle_class(self._context_for(''), Role.IDLE)
+
+    def _plugins_of(self, role: Role) -> List[str]:
+        """Return the plugins that may play ``role``: every installed routine for routines."""
+        if role is Role.ROUTINE:
+            return [name for name in self._registry.names() if name.endswith(ROUTINE_SUFFIX)]
+        return [self.plugin_for(role)]
+
+    def check_cycle(self) -> Dict[Role, List[Tuple[str, str]]]:
+        """
+        Check the cycle with these plugins; return each role's ``(plugin, state name)``.
+
+        A plugin that does not load is not checked (its role falls back to Idle at run time)
+        and has no state name.
+
+        :raises robot_sm.statemachine.cycle.CycleError: naming the role, plugin and outcome.
+        """
+        check_table()
+        named: Dict[Role, List[Tuple[str, str]]] = {}
+        for role in ROLES:
+            named[role] = []
+            for plugin in self._plugins_of(role):
+                try:
+                    state_class = self._registry.load(plugin)
+                except PluginError:
+                    named[role].append((plugin, ''))
+                    continue
+                check_outcomes(role, plugin, state_class.OUTCOMES)
+                named[role].append(
+                    (plugin, state_name(role, state_class.NAME or state_class.__name__)))
+        return named

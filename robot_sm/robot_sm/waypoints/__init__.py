@@ -3,9 +3,9 @@ Waypoint store, selection rules and persistence of the service provider (no ROS 
 
 - :mod:`.pose`: validated poses (:func:`~.pose.checked_pose`) and goal distances.
 - :mod:`.waypoint_list`: the immutable waypoint list with stable ids and the index rules.
-- :mod:`.selection`: which waypoint is next and what a following mode does at a round's end;
-  the waypoint-following state runs these on the list from ``robot_sm/get_waypoints``.
-- :mod:`.navigation_goal`: the stored goal and RSM's exploration status rule.
+- :mod:`.selection`: which waypoint is next and what a following mode does at a round's end
+  (the rules; the waypoint-following state picks the next, ``finish_round`` ends a round).
+- :mod:`.navigation_goal`: the navigation goal and RSM's exploration status rule.
 - :mod:`.data_store`: everything the service provider holds, with the completion rules, the
   failed-goal blacklist and the goal-obsolete check; :mod:`.settings` its settings.
 - :mod:`.persistence`: the YAML waypoints file, written atomically.

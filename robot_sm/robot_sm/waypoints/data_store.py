@@ -177,11 +177,11 @@ class DataStore:
                                    '1 WAYPOINT_FOLLOWING or 2 SIMPLE_GOAL')
         navigation_mode = NavigationMode(mode)
         self._check_routine(routine, 'routine')
-        waypoint_id = None
+        index, waypoint_id = -1, None
         if navigation_mode is NavigationMode.WAYPOINT_FOLLOWING:
             index = self._waypoints.check_index(waypoint_position, 'waypoint_position')
             waypoint_id = self._waypoints.waypoints[index].id
-        self.navigation_goal = NavigationGoal(pose, navigation_mode, waypoint_id, routine)
+        self.navigation_goal = NavigationGoal(pose, navigation_mode, index, waypoint_id, routine)
         self.exploration_status = GoalStatus.ACTIVE
         self.goal_obsolete = False
         if waypoint_id is None:

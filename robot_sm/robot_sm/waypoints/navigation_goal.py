@@ -1,9 +1,10 @@
 """
-The navigation goal the store holds, and RSM's rule for the exploration goal's status.
+The navigation goal, and RSM's rule for the exploration goal's status.
 
-The goal is set by the state that chose it (exploration, waypoint following or an operator's
-simple goal) and reported back by the state that pursued it. A waypoint goal remembers its
-waypoint by id, so that it still names the right waypoint after others were inserted or removed.
+A goal is chosen by a state (exploration, waypoint following) or sent by an operator (a simple
+goal), travels with the transition to the state that drives to it, which stores it in the
+service provider and reports back how it ended. The store remembers a waypoint goal's waypoint
+by id, so that it still names the right waypoint after others were inserted or removed.
 """
 
 from dataclasses import dataclass
@@ -33,11 +34,16 @@ class GoalStatus(enum.IntEnum):
 
 @dataclass(frozen=True)
 class NavigationGoal:
-    """The stored goal: pose, mode, the id of its waypoint (waypoint goals) and routine."""
+    """A goal: its pose in the map frame, what it is for, and a waypoint goal's waypoint."""
 
     pose: Pose = Pose()
     mode: NavigationMode = NavigationMode.NONE
+    #: The waypoint of a WAYPOINT_FOLLOWING goal by index, as it was when the goal was chosen
+    #: (what ``set_navigation_goal`` takes); -1 for other goals.
+    waypoint_position: int = -1
+    #: The same waypoint by id, which follows inserts and removals; None for other goals.
     waypoint_id: Optional[int] = None
+    #: The routine to run on arrival (waypoint goals), empty for none.
     routine: str = ''
 
 

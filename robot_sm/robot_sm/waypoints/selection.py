@@ -1,10 +1,10 @@
 """
 Which waypoint comes next, and what happens when a round is over (RSM's rules).
 
-These functions are what the waypoint-following state runs on the list it gets from
-``robot_sm/get_waypoints``. They accept any sequence of objects with ``visited`` and
-``unreachable`` attributes: the core's :class:`~robot_sm.waypoints.waypoint_list.Waypoint` or a
-``robot_sm_msgs/Waypoint``.
+The waypoint-following state runs :func:`next_waypoint_index` on the list it gets from
+``robot_sm/get_waypoints``; the service provider applies the end of a round
+(``robot_sm/finish_round``). The functions accept any sequence of objects with ``visited`` and
+``unreachable`` attributes.
 
 1. :func:`next_waypoint_index`: the goal is the lowest index that is neither visited nor
    unreachable, or the highest one when ``reverse`` is true. None when no such waypoint is left.
@@ -12,17 +12,13 @@ These functions are what the waypoint-following state runs on the list it gets f
 
    - ``SINGLE`` → :attr:`RoundEnd.STOP`: following ends.
    - ``ROUNDTRIP`` → :attr:`RoundEnd.RESTART`: clear every waypoint's visited and unreachable
-     flags (``robot_sm/reset_waypoints``) and start again from the first (the last if
-     ``reverse``).
-   - ``PATROL`` → :attr:`RoundEnd.TURN_AROUND`: flip the direction
-     (``robot_sm/set_waypoint_following_mode`` with ``reverse`` negated), clear the flags
-     (``robot_sm/reset_waypoints``), then mark the endpoint just reached,
-     :func:`patrol_endpoint` of the direction *before* the flip, as visited
-     (``robot_sm/waypoint_visited``), so that it (and its routine) is not visited twice in a
-     row. The robot goes 0…N-1, N-2…0, 1…N-1 and so on. The endpoint is marked visited even if
-     it was unreachable.
+     flags and start again from the first (the last if ``reverse``).
+   - ``PATROL`` → :attr:`RoundEnd.TURN_AROUND`: flip the direction, clear the flags, then mark
+     the endpoint just reached, :func:`patrol_endpoint` of the direction *before* the flip, as
+     visited, so that it (and its routine) is not visited twice in a row. The robot goes
+     0…N-1, N-2…0, 1…N-1 and so on. The endpoint is marked visited even if it was unreachable.
 
-:meth:`robot_sm.waypoints.waypoint_list.WaypointList.finish_round` applies step 2 in one go.
+:meth:`robot_sm.waypoints.waypoint_list.WaypointList.finish_round` applies step 2 as one change.
 """
 
 import enum

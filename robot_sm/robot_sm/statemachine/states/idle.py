@@ -1,26 +1,25 @@
 """Idle: wait for an operator."""
 
-from robot_sm.statemachine.base_state import Answer, BaseState
-from robot_sm.statemachine.constants import Interrupt, Role
+from robot_sm.mux.control_mux import Answer
+from robot_sm.statemachine.base_state import BaseState
+from robot_sm.statemachine.cycle import Handover
 
 
 class Idle(BaseState):
-    """Start exploration (in Mapping) or waypoint following; take interrupts and simple goals."""
+    """Start exploration or waypoint following, each with a fresh handover."""
 
     NAME = 'Idle'
-    INTERRUPTS = (Interrupt.EMERGENCY_STOP, Interrupt.TELEOPERATION, Interrupt.SIMPLE_GOAL)
+    OUTCOMES = ('start_exploration', 'start_waypoint_following')
 
-    def _start(self, role: Role, message: str) -> Answer:
-        assert self.machine is not None
-        if not self.transition(role):
-            return False, 'An interrupt is being handled'
-        self.machine.shared.clear()
-        return True, message
+    def _start(self, outcome: str, message: str) -> Answer:
+        if not self.finish(outcome, handover=Handover()):
+            return Answer(False, 'An interrupt is being handled')
+        return Answer(True, message)
 
     def on_exploration_start(self) -> Answer:
         """Start exploring with a look around (Mapping), as RSM's melodic version does."""
-        return self._start(Role.MAPPING, 'Exploration started')
+        return self._start('start_exploration', 'Exploration started')
 
     def on_waypoint_following_start(self) -> Answer:
         """Start waypoint following."""
-        return self._start(Role.WAYPOINT_FOLLOWING, 'Waypoint following started')
+        return self._start('start_waypoint_following', 'Waypoint following started')

@@ -1,19 +1,18 @@
 """Teleoperation: an operator drives; ends when the mux leaves teleoperation."""
 
-from robot_sm.statemachine.base_state import Answer, BaseState
-from robot_sm.statemachine.constants import Interrupt
+from robot_sm.mux.control_mux import Answer
+from robot_sm.statemachine.base_state import BaseState
 
 
 class Teleoperation(BaseState):
-    """Refuse to start anything; to Idle when teleoperation ends, to Emergency Stop on e-stop."""
+    """Refuse to start anything; the interrupts lead on (to Idle, or to the Emergency Stop)."""
 
     NAME = 'Teleoperation'
-    INTERRUPTS = (Interrupt.EMERGENCY_STOP, Interrupt.INTERRUPT_END)
 
     def on_exploration_start(self) -> Answer:
         """Refuse."""
-        return False, 'Teleoperation active'
+        return Answer(False, 'Teleoperation active')
 
     def on_waypoint_following_start(self) -> Answer:
         """Refuse."""
-        return False, 'Teleoperation active'
+        return Answer(False, 'Teleoperation active')

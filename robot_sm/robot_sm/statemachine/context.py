@@ -2,12 +2,16 @@
 What states may use of ROS: the context injected into every state.
 
 The engine never imports rclpy. The state interface node implements :class:`Context` over
-rclpy (``robot_sm.nodes.state_interface``); tests implement it over plain Python. Message and
-service types are named as strings (``'std_srvs/srv/Trigger'``) and requests are given as
-dictionaries of fields, so that a state needs no ROS import either.
+rclpy (``robot_sm.nodes.plugin_context``); tests implement it over plain Python. The suite's own
+services are typed (:attr:`Context.suite`); for its own services, actions and topics a plugin
+names the types as strings (``'std_srvs/srv/Trigger'``) and gives requests as dictionaries of
+fields, so that it needs no ROS import either.
 """
 
 from typing import Any, Mapping, Optional, Protocol
+
+from robot_sm.statemachine.calls import PendingCall, PendingGoal
+from robot_sm.statemachine.suite_port import SuitePort
 
 
 class Logger(Protocol):
@@ -55,22 +59,28 @@ class Context(Protocol):
     def logger(self) -> Logger:
         """Give the node's logger."""
 
+    @property
+    def suite(self) -> SuitePort:
+        """Give the suite's own services (service provider and mux), typed."""
+
     def now(self) -> float:
         """Return the time in seconds: the node clock, which follows ``use_sim_time``."""
 
     def parameter(self, name: str) -> Any:
-        """Return the state's parameter ``name`` (declared as ``<plugin>.<name>``)."""
+        """
+        Return parameter ``name`` of the state's plugin (declared as ``<plugin>.<name>``).
+
+        Failing that, the state interface's own parameter ``name`` (``calculate_goal_plugin``,
+        ``Spin.timeout``).
+        """
 
     def call(self, service: str, srv_type: str, request: Optional[Mapping[str, Any]] = None,
-             timeout: float = 5.0) -> Any:
-        """Start a service call; return its :class:`~robot_sm.statemachine.calls.PendingCall`."""
-
-    def service_ready(self, service: str, srv_type: str) -> bool:
-        """Return True if a server of ``service`` is available now (does not wait)."""
+             timeout: Optional[float] = None) -> PendingCall[Any]:
+        """Start a call of a service outside the suite; poll it on later ticks."""
 
     def send_goal(self, action: str, action_type: str, goal: Mapping[str, Any],
-                  timeout: float = 5.0) -> Any:
-        """Send an action goal; return its :class:`~robot_sm.statemachine.calls.PendingGoal`."""
+                  timeout: Optional[float] = None) -> PendingGoal:
+        """Send an action goal; poll the returned goal on later ticks."""
 
     def action_ready(self, action: str, action_type: str) -> bool:
         """Return True if a server of ``action`` is available now (does not wait)."""
@@ -85,6 +95,3 @@ class Context(Protocol):
 
     def subscribe(self, topic: str, msg_type: str, qos: str = 'default') -> Subscription:
         """Return the subscription to ``topic`` (created once and shared between states)."""
-
-    def message(self, msg_type: str, **fields: Any) -> Any:
-        """Return a new message of ``msg_type`` with ``fields`` set (nested as dictionaries)."""
