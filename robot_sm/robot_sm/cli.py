@@ -66,6 +66,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     up.add_argument('--params', nargs='+', action='extend', default=[], metavar='FILE',
                     type=pathlib.Path, help='ROS parameter files, loaded last, in order')
     up.add_argument('--teleop', action='store_true', help='also run teleop_retargeting')
+    up.add_argument('--remote', action='store_true',
+                    help='operator station on another computer: load config/remote.yaml (the '
+                         'robot stops when the operator heartbeat is lost)')
+
+    connect = commands.add_parser(
+        'connect', help='be the operator until Ctrl-C: publish the heartbeat, show whether the '
+                        'robot hears it')
+    connect.add_argument('--rate', type=_finite, metavar='HZ',
+                         help='heartbeats per second (default 10)')
 
     status = commands.add_parser('status', help='show state, mode, e-stop, waypoints and pose')
     status.add_argument('--watch', '-w', action='store_true', help='refresh every second')
@@ -192,7 +201,11 @@ def list_plugins() -> List[Dict[str, str]]:
 def _run(args: argparse.Namespace, emit: Callable[[Any, str], None]) -> int:
     if args.command == 'up':
         from robot_sm.bringup import run_up
-        return run_up(args.sim, args.world, args.params, args.namespace, args.teleop)
+        return run_up(args.sim, args.world, args.params, args.namespace, args.teleop,
+                      args.remote)
+    if args.command == 'connect':
+        from robot_sm.operator_station.connect import connect
+        return connect(args.namespace, args.rate, args.json)
     if args.command == 'record':
         from robot_sm.nodes.topic_recorder import record
         return record(args.namespace, args.output, args.topic, args.duration)

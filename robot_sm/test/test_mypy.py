@@ -19,7 +19,8 @@ SOURCE = PACKAGE / 'robot_sm'
 CORES = ['control', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage']
+PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage',
+                'operator_station/presence_monitor']
 
 
 def _present_cores() -> list[str]:
