@@ -196,6 +196,10 @@ class TwoHostRig:
             'ROS_LOG_DIR': os.path.join(self._homes[side], 'log'),
         }
 
+    def full_env(self, side: str) -> Dict[str, str]:
+        """Return this process's environment with :meth:`env` on top: what ``side`` runs with."""
+        return {**os.environ, **self.env(side)}
+
     def argv(self, side: str, argv: Sequence[str]) -> List[str]:
         """Return ``argv`` run inside ``side``'s network namespace, with its ``/dev/shm``."""
         return ['ip', 'netns', 'exec', self.namespaces[side],
@@ -216,8 +220,7 @@ class TwoHostRig:
         """Run a command on ``side`` to its end and return what it printed and its exit code."""
         self._check_open()
         return subprocess.run(self.argv(side, argv), capture_output=True, text=True,
-                              timeout=timeout,
-                              env={**os.environ, **self.env(side), **(env or {})})
+                              timeout=timeout, env={**self.full_env(side), **(env or {})})
 
     # ---- the link -----------------------------------------------------------------------------
 
