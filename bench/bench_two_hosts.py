@@ -17,8 +17,8 @@ so that the two differ only in the link. Then the link is cut ``--cuts`` times w
 drives: time from the cut (and from the last heartbeat the mux heard) to zero on
 ``wheel_command``, measured on the robot.
 
-Run: ``tools/with_ros_env.sh python bench/bench_two_hosts.py [--samples N] [--cuts N]`` (root
-and ``ip netns`` needed).
+Run: ``tools/with_ros_env.sh python bench/bench_two_hosts.py [--samples N] [--cuts N]``; it
+needs root and ``ip netns``, and says it skipped without them.
 """
 
 import argparse
@@ -251,8 +251,8 @@ def main() -> int:
     options = parser.parse_args()
     reason = unavailable_reason()
     if reason:
-        print(f'bench_two_hosts: {reason}', file=sys.stderr)
-        return 2
+        print(f'bench_two_hosts: skipped: {reason}')
+        return 0
 
     private_ros_home()
     rig = TwoHostRig()
