@@ -287,8 +287,8 @@ def main() -> int:
             cut = rig.cut()
             cuts.append({'cut': cut, **agents[ROBOT].ask('stopped_after', cut=cut)})
             rig.restore()
-            print(f"cut {index + 1}/{options.cuts}: zero after "
-                  f"{(cuts[-1]['stopped'] - cut) * 1000:.0f} ms", flush=True)
+            zero = (cuts[-1]['stopped'] - cut) * 1000
+            print(f'cut {index + 1}/{options.cuts}: zero after {zero:.0f} ms', flush=True)
     finally:
         for process in agents.values():
             process.close()
