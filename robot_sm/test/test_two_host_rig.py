@@ -48,7 +48,7 @@ def namespaces() -> List[str]:
 
 
 def ended(pid: str) -> bool:
-    """Return whether the process has ended (a zombie waiting for its parent has)."""
+    """Return True once the process is gone; a zombie waiting for its parent counts as gone."""
     try:
         return pathlib.Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] == 'Z'
     except (FileNotFoundError, ProcessLookupError):
