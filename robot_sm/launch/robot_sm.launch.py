@@ -5,8 +5,10 @@ Launch the robot_sm suite: robot_control_mux, service_provider and state_interfa
 
 Arguments: ``namespace`` (moves every node, topic and service of the suite), ``params_file``
 (default ``config/robot_sm.yaml``; a file of your own replaces it, so start from a copy),
-``use_sim_time``, and the plugin names ``navigation_plugin``, ``calculate_goal_plugin`` and
-``mapping_plugin`` (empty: keep the parameter file's value). Name the nodes in parameter files
+``remote`` (``true`` loads ``config/remote.yaml`` after it: the operator station on another
+computer, the robot stops when its heartbeat is lost), ``use_sim_time``, and the plugin names
+``navigation_plugin``, ``calculate_goal_plugin`` and ``mapping_plugin`` (empty: keep the
+parameter file's value). Name the nodes in parameter files
 ``/**/<node>`` so that the file applies in any namespace.
 """
 
@@ -26,6 +28,9 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     """Create the suite's nodes with the resolved arguments."""
     namespace = LaunchConfiguration('namespace').perform(context)
     params_file = LaunchConfiguration('params_file').perform(context)
+    files = [params_file]
+    if LaunchConfiguration('remote').perform(context).lower() == 'true':
+        files.append(f"{get_package_share_directory('robot_sm')}/config/remote.yaml")
     use_sim_time = LaunchConfiguration('use_sim_time').perform(context).lower() == 'true'
     plugins = {name: LaunchConfiguration(name).perform(context) for name in PLUGIN_ARGUMENTS}
     nodes = []
@@ -35,7 +40,7 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
             overrides.update({name: value for name, value in plugins.items() if value})
         nodes.append(Node(
             package='robot_sm', executable=spec.executable, name=spec.executable,
-            namespace=namespace, parameters=[params_file, overrides],
+            namespace=namespace, parameters=[*files, overrides],
             remappings=list(spec.remappings), output='screen', emulate_tty=True))
     return nodes
 
@@ -49,6 +54,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('params_file', default_value=default_params,
                               description='ROS parameter file for the suite (replaces the '
                                           'shipped config/robot_sm.yaml)'),
+        DeclareLaunchArgument('remote', default_value='false',
+                              description='Operator station on another computer: load '
+                                          'config/remote.yaml after params_file'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='Follow /clock instead of the system clock'),
         *[DeclareLaunchArgument(name, default_value='',

@@ -4,7 +4,8 @@ Launch the suite on the built-in simulation, optionally with RViz.
     ros2 launch robot_sm sim.launch.py world:=maze reveal_map:=true rviz:=true
 
 Starts the suite's nodes (as robot_sm.launch.py does) with ``config/robot_sm.yaml``, then
-``config/sim.yaml``, then ``params_file`` if given, and the simulated robot: base_controller
+``config/sim.yaml``, then ``config/remote.yaml`` with ``remote:=true`` (the operator station on
+another computer), then ``params_file`` if given, and the simulated robot: base_controller
 (cmd_vel -> wheel velocities) and robot_sim. In RViz the "2D Goal Pose" tool sends simple goals
 (``goal_pose`` is remapped to ``robot_sm/simple_goal``) and "Publish Point" adds waypoints.
 With ``rviz:=true`` and no rviz2 installed, nothing is started.
@@ -30,6 +31,8 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     share = get_package_share_directory('robot_sm')
     namespace = LaunchConfiguration('namespace').perform(context)
     files = [f'{share}/config/robot_sm.yaml', f'{share}/config/sim.yaml']
+    if LaunchConfiguration('remote').perform(context).lower() == 'true':
+        files.append(f'{share}/config/remote.yaml')
     extra = LaunchConfiguration('params_file').perform(context)
     if extra:
         files.append(extra)
@@ -63,6 +66,9 @@ def generate_launch_description() -> LaunchDescription:
                               description='Publish only what the simulated sensor has seen'),
         DeclareLaunchArgument('params_file', default_value='',
                               description='Extra parameter file, loaded last'),
+        DeclareLaunchArgument('remote', default_value='false',
+                              description='Operator station on another computer: load '
+                                          'config/remote.yaml'),
         DeclareLaunchArgument('rviz', default_value='false', description='Start RViz'),
         OpaqueFunction(function=_nodes),
     ])

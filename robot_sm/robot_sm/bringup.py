@@ -249,19 +249,25 @@ def rviz_refusal() -> Optional[str]:
     return None
 
 
-def shipped_parameter_files(sim: bool) -> List[pathlib.Path]:
-    """Return ``config/robot_sm.yaml``, and ``config/sim.yaml`` after it for the simulation."""
+def shipped_parameter_files(sim: bool, remote: bool = False) -> List[pathlib.Path]:
+    """
+    Return ``config/robot_sm.yaml``, then ``config/sim.yaml`` for the simulation.
+
+    ``config/remote.yaml`` (the operator station on another computer) comes last.
+    """
     from robot_sm.resources import share_directory
     config = share_directory() / 'config'
-    return [config / 'robot_sm.yaml'] + ([config / 'sim.yaml'] if sim else [])
+    return ([config / 'robot_sm.yaml'] + ([config / 'sim.yaml'] if sim else [])
+            + ([config / 'remote.yaml'] if remote else []))
 
 
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
-           namespace: str = '', teleop: bool = False) -> int:
+           namespace: str = '', teleop: bool = False, remote: bool = False) -> int:
     """
     Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
 
-    The shipped parameter files are loaded first, then ``parameter_files`` in order. Returns 0
+    The shipped parameter files are loaded first (with ``remote``, ``config/remote.yaml`` after
+    the others), then ``parameter_files`` in order. Returns 0
     when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
     file or a parameter cannot be used, 1 when a node stops on an error while running.
     """
@@ -286,7 +292,8 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
-            suite = SuiteProcess(specs, shipped_parameter_files(sim) + list(parameter_files),
+            suite = SuiteProcess(specs, shipped_parameter_files(sim, remote)
+                                 + list(parameter_files),
                                  overrides, namespace)
         except (ConfigurationError, ParameterFileError) as error:
             return refuse(f'refusing to start: {error}')

@@ -51,6 +51,7 @@ class Verb:
 #: Every verb, by the words that name it, in the order ``--help`` lists them.
 VERBS: Dict[str, Verb] = {
     'up': Verb(verbs.up, [verbs.up_options], asks_suite=False),
+    'connect': Verb(verbs.connect, [verbs.connect_options], asks_suite=False),
     'status': Verb(verbs.status, [verbs.watch_option], asks_suite=False),
     'estop': Verb(verbs.estop, [verbs.on_off]),
     'mode': Verb(verbs.mode, [verbs.mode_name]),

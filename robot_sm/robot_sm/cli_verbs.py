@@ -89,6 +89,14 @@ def up_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--params', nargs='+', action='extend', default=[], metavar='FILE',
                         type=pathlib.Path, help='ROS parameter files, loaded last, in order')
     parser.add_argument('--teleop', action='store_true', help='also run teleop_retargeting')
+    parser.add_argument('--remote', action='store_true',
+                        help='operator station on another computer: load config/remote.yaml (the '
+                             'robot stops when the operator heartbeat is lost)')
+
+
+def connect_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--rate', type=finite, metavar='HZ',
+                        help='heartbeats per second (default 10)')
 
 
 def record_options(parser: argparse.ArgumentParser) -> None:
@@ -123,7 +131,19 @@ def up(args: argparse.Namespace, emit: Emit) -> int:
     then --params.
     """
     from robot_sm.bringup import run_up
-    return run_up(args.sim, args.world, args.params, args.namespace, args.teleop)
+    return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote)
+
+
+def connect(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Be the operator until Ctrl-C: publish the heartbeat, show whether the robot hears it.
+
+    Publish the operator heartbeat (robot_sm/operator_heartbeat) and show the suite's status
+    and whether the robot hears the heartbeat, until Ctrl-C; with config/remote.yaml on the robot,
+    closing it stops the robot.
+    """
+    from robot_sm.operator_station.connect import connect as run_connect
+    return run_connect(args.namespace, args.rate, args.json)
 
 
 def status(args: argparse.Namespace, emit: Emit) -> int:

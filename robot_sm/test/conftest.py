@@ -23,6 +23,8 @@ from typing import Iterator
 import pytest
 
 from robot_sm.testing import RosHarness
+from robot_sm.two_host_rig import TwoHostRig
+from robot_sm.two_host_rig import unavailable_reason as two_host_rig_unavailable_reason
 
 _namespaces = itertools.count()
 
@@ -58,3 +60,21 @@ def ros() -> Iterator[RosHarness]:
     leftover = [t for t in threading.enumerate()
                 if t not in before and t.is_alive() and not t.daemon]
     assert not leftover, f'threads left running: {leftover}'
+
+
+@pytest.fixture(scope='module')
+def two_host_rig() -> Iterator[TwoHostRig]:
+    """
+    Give a test module a robot and an operator host joined by a link (robot_sm.two_host_rig).
+
+    Skips, saying why, where root or ``ip netns`` are missing. Every process the rig started is
+    stopped and its namespaces are deleted when the module ends, whatever happened.
+    """
+    reason = two_host_rig_unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    rig = TwoHostRig()
+    try:
+        yield rig
+    finally:
+        rig.close()

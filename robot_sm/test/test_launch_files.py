@@ -36,6 +36,8 @@ SPECS = {spec.executable: spec for spec in SUITE + SIMULATION + TELEOP}
 CONFIGURATIONS: Dict[str, Tuple[List[pathlib.Path], Tuple[NodeSpec, ...]]] = {
     'robot': ([CONFIG / 'robot_sm.yaml'], SUITE + TELEOP),
     'sim': ([CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml'], SUITE + SIMULATION + TELEOP),
+    'remote': ([CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml', CONFIG / 'remote.yaml'],
+               SUITE + SIMULATION + TELEOP),
 }
 
 
@@ -79,7 +81,7 @@ def test_every_node_is_a_console_script_of_its_module(executable: str) -> None:
     assert callable(SPECS[executable].load_class())
 
 
-@pytest.mark.parametrize('name', ['robot_sm.yaml', 'sim.yaml'])
+@pytest.mark.parametrize('name', ['robot_sm.yaml', 'sim.yaml', 'remote.yaml'])
 def test_every_entry_of_a_parameter_file_applies_to_a_node_in_any_namespace(name: str) -> None:
     for pattern in load_parameter_file(CONFIG / name):
         for namespace in ('', '/robot1', '/fleet/robot1'):
@@ -209,6 +211,13 @@ def test_robot_launch_starts_the_suite_with_its_arguments(ros: RosHarness,
         if node.executable == 'state_interface':
             assert values['navigation_plugin'] == 'MyNavigation'
             assert 'mapping_plugin' not in values  # empty argument: the file decides
+
+
+@pytest.mark.parametrize('file_name', ['robot_sm.launch.py', 'sim.launch.py'])
+def test_remote_true_loads_the_remote_configuration(ros: RosHarness, file_name: str) -> None:
+    nodes = list(launch(file_name, {'remote': 'true'}))
+    mux = next(node for node in nodes if node.executable == 'robot_control_mux')
+    assert check_parameters(ros, mux)['heartbeat_topic'] == 'robot_sm/operator_heartbeat'
 
 
 def test_robot_launch_defaults_to_the_shipped_parameters(ros: RosHarness) -> None:

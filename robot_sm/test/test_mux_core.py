@@ -748,3 +748,21 @@ def test_invariants(events: List[Any]) -> None:
         assert math.hypot(*out[3:]) <= 2.0 + 1e-9
         if mux.emergency_stop or released_and_idle or not selected:
             assert out == ZERO
+
+
+def test_operator_presence_follows_the_heartbeat_and_survives_the_latch(clock: FakeClock) -> None:
+    mux = make_mux(clock, heartbeat_timeout=0.5)
+    assert mux.operator_present is False  # nothing heard yet
+    mux.heartbeat(False, clock.advance(0.1))
+    assert mux.operator_present is True
+    mux.tick(clock.advance(0.5))
+    assert mux.operator_present is True
+    mux.tick(clock.advance(0.01))
+    assert mux.operator_present is False and mux.emergency_stop
+    # Heard again: present, and the e-stop stays latched until it is released.
+    mux.heartbeat(False, clock.advance(0.1))
+    assert mux.operator_present is True and mux.emergency_stop
+
+
+def test_no_operator_presence_without_a_heartbeat_watchdog(clock: FakeClock) -> None:
+    assert make_mux(clock).operator_present is None

@@ -20,7 +20,7 @@ CORES = ['exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'tel
          'waypoints', 'xr']
 #: Pure modules outside the core packages.
 PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage',
-                'wheel_commander']
+                'wheel_commander', 'operator_station/presence_monitor']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 

@@ -453,3 +453,26 @@ def test_an_empty_latch_file_parameter_keeps_nothing_on_disk(ros: RosHarness) ->
     ros.start_node(RobotControlMux, {'emergency_stop_file': ''})
     modes.wait_for(lambda m: m.mode == STOPPED and not m.emergency_stop, after=started,
                    timeout=WAIT)
+
+
+def test_every_heartbeat_is_answered_and_its_silence_reported(ros: RosHarness) -> None:
+    present = ros.record(Bool, 'robot_sm/operator_present', qos.STATE)
+    Mux(ros, {'heartbeat_topic': 'robot_sm/operator_heartbeat', 'heartbeat_timeout': 0.3})
+    present.wait_for(lambda m: not m.data)  # latched: nobody heard yet
+    heartbeat = Stream(ros, Bool, 'robot_sm/operator_heartbeat', Bool(data=False), rate=10.0)
+    start = time.monotonic()
+    present.wait_for(lambda m: m.data, after=start)
+    time.sleep(0.5)
+    assert sum(m.data for m in present.since(start)) >= 3  # one answer per beat
+    last_beat = heartbeat.switch(None)
+    present.wait_for(lambda m: not m.data, after=last_beat)
+    silent = next(t for t, m in present.stamped if t >= last_beat and not m.data)
+    assert silent - last_beat <= 0.3 + 2 * TICK
+
+
+def test_no_presence_is_published_without_a_heartbeat_topic(ros: RosHarness) -> None:
+    present = ros.record(Bool, 'robot_sm/operator_present', qos.STATE)
+    Mux(ros)
+    time.sleep(0.3)
+    assert present.messages == []
+    assert ros.probe.count_publishers(f'{ros.namespace}/robot_sm/operator_present') == 0

@@ -24,8 +24,9 @@ Rules:
   mode before the takeover when ``teleop_timeout_mode`` is ``previous``. Selecting TELEOPERATION
   by request starts the same timer, so a forgotten teleoperation mode does not last forever.
 - E-stop: engaged by request, or by the heartbeat watchdog when the heartbeat is silent for
-  ``heartbeat_timeout``. While engaged, the output is zero, inputs are recorded but change
-  nothing, and mode changes are refused. Only an explicit release clears it (refused while the
+  ``heartbeat_timeout`` (:attr:`ControlMux.operator_present` tells whether it is heard). While
+  engaged, the output is zero, inputs are recorded but change nothing, and mode changes are
+  refused. Only an explicit release clears it (refused while the
   heartbeat is still silent), and the mode is then STOPPED. Release never resumes motion: a mode
   must be selected and a fresh command sent. A teleoperation stream that kept running through the
   e-stop does not take over either: it must first go to zero (or pause for the idle time). A mode
@@ -89,6 +90,10 @@ class ControlMux:
         self.operator_selected = False
         #: True while the supervisor, once heard, is silent: AUTONOMOUS is refused.
         self.supervisor_lost = False
+        #: Whether the operator heartbeat is heard: False until it arrives and once it falls
+        #: silent for ``heartbeat_timeout``; None without a heartbeat watchdog.
+        self.operator_present: Optional[bool] = (
+            None if config.heartbeat_timeout is None else False)
         self._previous_mode = Mode.STOPPED
         self._teleop_deadline: Optional[float] = None
         self._teleop_armed = True
@@ -180,6 +185,7 @@ class ControlMux:
         changed = self._run_timers(now)
         if self._heartbeat is not None:
             self._heartbeat.beat(now)
+            self.operator_present = True
         if engage and not self.emergency_stop:
             self._engage('heartbeat message asked for it')
             changed = True
@@ -403,9 +409,11 @@ class ControlMux:
     def _run_timers(self, now: float) -> bool:
         changed = False
         heartbeat = self._heartbeat
-        if heartbeat is not None and not self.emergency_stop and heartbeat.silent(now):
-            self._engage(f'heartbeat silent for more than {heartbeat.timeout:g} s')
-            changed = True
+        if heartbeat is not None and heartbeat.silent(now):
+            self.operator_present = False
+            if not self.emergency_stop:
+                self._engage(f'heartbeat silent for more than {heartbeat.timeout:g} s')
+                changed = True
         if not self.supervisor_lost and self._supervisor.silent(now):
             self.supervisor_lost = True
             if self._previous_mode is Mode.AUTONOMOUS:

@@ -7,7 +7,9 @@ supervisor's heartbeat (``robot_sm/supervisor_heartbeat``) and the services
 ``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the core, and
 publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and at once
 when the active source sends or the output drops to zero, ``robot_sm/operation_mode``
-(transient_local) when it changes and at a low keep-alive rate, and ``/diagnostics`` at 1 Hz.
+(transient_local) when it changes and at a low keep-alive rate, ``/diagnostics`` at 1 Hz, and,
+with a heartbeat topic, ``robot_sm/operator_present`` (transient_local): true on every heartbeat,
+false when it falls silent, so that the operator sees the robot hears it.
 
 The e-stop latch is kept in ``emergency_stop_file``: written on every engage and release by a
 background thread (stopping never waits for the disk), read at start.
@@ -21,6 +23,7 @@ from typing import Any, Callable, List, Optional, Tuple
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist, TwistStamped
 from rclpy.node import Node
+from rclpy.publisher import Publisher
 from rclpy.subscription import Subscription
 from robot_sm import qos
 from robot_sm.background_writer import BackgroundWriter
@@ -46,6 +49,9 @@ from robot_sm_msgs.srv import SetOperationMode
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header
 from std_srvs.srv import SetBool
+
+#: Whether the operator heartbeat is heard: true on every beat, false once it is silent.
+OPERATOR_PRESENT = 'robot_sm/operator_present'
 
 
 def parameters(namespace: str = '/') -> List[Param]:
@@ -113,7 +119,9 @@ class RobotControlMux(Node):
                                for source in velocity_inputs(mux_config)]
         if config['joystick_used']:
             self.create_subscription(Joy, 'joy', self._on_joy, qos.SENSOR)
+        self._presence_pub: Optional[Publisher] = None
         if heartbeat_topic:
+            self._presence_pub = self.create_publisher(Bool, OPERATOR_PRESENT, qos.STATE)
             try:
                 self.create_subscription(Bool, heartbeat_topic, self._on_heartbeat, qos.SENSOR)
             except Exception as error:  # noqa: B902 - rclpy raises several types for bad names
@@ -136,6 +144,9 @@ class RobotControlMux(Node):
         self._mode = self._mux.mode
         self._emergency_stop = self._mux.emergency_stop
         self._supervisor_lost = self._mux.supervisor_lost
+        self._operator_present = self._mux.operator_present
+        if self._presence_pub is not None:
+            self._presence_pub.publish(Bool(data=False))
 
         self.create_service(SetOperationMode, 'robot_sm/set_operation_mode',
                             self._on_set_operation_mode, qos_profile=qos.SERVICES)
@@ -211,6 +222,10 @@ class RobotControlMux(Node):
 
     def _on_heartbeat(self, msg: Bool) -> None:
         self._forward(self._mux.heartbeat(bool(msg.data), self._now()))
+        self._sync_state()
+        if self._presence_pub is not None:
+            # Every beat is answered: the operator sees that the robot hears it.
+            self._presence_pub.publish(Bool(data=True))
 
     def _on_supervisor_heartbeat(self, _: Header) -> None:
         out = self._mux.supervisor_heartbeat(self._now())
@@ -280,6 +295,13 @@ class RobotControlMux(Node):
                     'heard again')
             else:
                 self.get_logger().info('supervisor heard again: AUTONOMOUS can be selected')
+        if mux.operator_present is not self._operator_present:
+            self._operator_present = mux.operator_present
+            if mux.operator_present:
+                self.get_logger().info('operator heartbeat heard')
+            elif self._presence_pub is not None:
+                self._presence_pub.publish(Bool(data=False))
+                self.get_logger().error('operator heartbeat silent: the operator is not present')
         if not self._state_changed():
             return
         if mux.emergency_stop is not self._emergency_stop:

@@ -9,6 +9,10 @@ ROS callback never touches a widget. Closing the panel never shuts ROS down.
 Start and mode are applied together: the exploration and waypoint-following Start buttons send the
 selected mode first and the start request after it (and undo the mode if the start is refused),
 so the state machine never starts in the previous mode.
+
+While the panel is open it is the robot's operator: it publishes the operator heartbeat
+(:mod:`robot_sm.operator_station.presence`) from the GUI thread, so that a panel that freezes
+stops beating too, and its top line shows whether the robot hears it.
 """
 
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,6 +30,8 @@ from robot_sm.api import (
     WaypointInfo,
 )
 from robot_sm.nodes.waypoint_markers import colour_of
+from robot_sm.operator_station.presence import HEARTBEAT_RATE, OperatorPresence
+from robot_sm.operator_station.presence_monitor import Presence
 from robot_sm.qos import STATE
 from robot_sm.rqt.qt import QtCore, QtGui, QtWidgets, Signal
 from robot_sm_msgs.msg import OperationMode, WaypointArray
@@ -41,6 +47,14 @@ TOPICS = {
 }
 FOLLOWING_MODES = ['single', 'roundtrip', 'patrol']
 NO_ROUTINE = 'None'
+#: The presence line's colours: green while the robot hears the panel, red when it does not.
+PRESENCE_STYLES = {
+    Presence.SEEN: 'background-color: #5cb85c; color: white;',
+    Presence.NOT_HEARD: 'background-color: #d9534f; color: white;',
+    Presence.LINK_LOST: 'background-color: #d9534f; color: white;',
+    Presence.NOT_WATCHED: 'background-color: #f0ad4e; color: black;',
+    Presence.WAITING: '',
+}
 
 
 class PanelBackend:
@@ -54,6 +68,8 @@ class PanelBackend:
         for key, (msg_type, topic) in TOPICS.items():
             client.node.create_subscription(
                 msg_type, topic, lambda msg, key=key: self._store(key, msg), STATE)
+        #: The operator heartbeat; the panel beats it from its GUI thread.
+        self.presence = OperatorPresence(client.node, rate=None)
 
     def _store(self, key: str, msg: Any) -> None:
         with self._lock:
@@ -83,6 +99,7 @@ class PanelBackend:
         ``wait`` waits for that.
         """
         self._worker.shutdown(wait=wait, cancel_futures=True)
+        self.presence.close()
 
 
 def waypoint_rows(array: Optional[WaypointArray]) -> List[WaypointInfo]:
@@ -114,12 +131,20 @@ class ControlPanel(QtWidgets.QWidget):
         self._timer = QtCore.QTimer(self)
         self._timer.timeout.connect(self.refresh)
         self._timer.start(int(1000 / refresh_hz))
+        self._heartbeat = QtCore.QTimer(self)
+        self._heartbeat.timeout.connect(self.backend.presence.beat)
+        self._heartbeat.start(int(1000 / HEARTBEAT_RATE))
+        self.backend.presence.beat()
         self.request('routines', self.backend.client.routines)
 
     # ---- layout -------------------------------------------------------------------------------
 
     def _build(self) -> None:
         layout = QtWidgets.QVBoxLayout(self)
+        self.presence_label = QtWidgets.QLabel('Operator: waiting for the robot')
+        self.presence_label.setObjectName('presence_label')
+        self.presence_label.setWordWrap(True)
+        layout.addWidget(self.presence_label)
 
         control = QtWidgets.QGroupBox('Control')
         grid = QtWidgets.QGridLayout(control)
@@ -326,6 +351,9 @@ class ControlPanel(QtWidgets.QWidget):
 
     def refresh(self) -> None:
         """Show the suite's latest state (GUI thread only)."""
+        presence = self.backend.presence.report()
+        self.presence_label.setText(f'Operator: {presence.text}')
+        self.presence_label.setStyleSheet(PRESENCE_STYLES[presence.presence])
         latest = self.backend.snapshot()
         state = latest['state']
         if state is not None:
@@ -397,6 +425,7 @@ class ControlPanel(QtWidgets.QWidget):
         """Stop refreshing and release the backend (ROS itself keeps running)."""
         self._closed = True
         self._timer.stop()
+        self._heartbeat.stop()
         self.backend.close()
 
 
