@@ -19,7 +19,9 @@ SOURCE = PACKAGE / 'robot_sm'
 CORES = ['control', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage']
+PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage', 'tasks']
+#: Typed modules that use rclpy: the Python API for operators and the running suite.
+CLIENT_MODULES = ['api', 'running_suite', 'suite_connection']
 
 
 def _present_cores() -> list[str]:
@@ -33,7 +35,7 @@ def test_mypy_on_cores() -> None:
     if not cores:
         pytest.skip('no core package yet')
     paths = [str(SOURCE / core) for core in cores]
-    paths += [str(SOURCE / f'{module}.py') for module in PURE_MODULES]
+    paths += [str(SOURCE / f'{module}.py') for module in PURE_MODULES + CLIENT_MODULES]
     stdout, stderr, rc = api.run(
         ['--config-file', str(PACKAGE / 'setup.cfg'), '--no-error-summary', *paths])
     assert rc == 0, stdout + stderr
