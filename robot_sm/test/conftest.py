@@ -4,7 +4,8 @@ Fixtures shared by the tests of robot_sm.
 Node tests use the ``ros`` fixture: a :class:`robot_sm.testing.RosHarness` with its own rclpy
 context and a namespace of its own, so tests never see each other's topics even though they share
 the DDS domain that ``make test`` chose. The harness is shut down after each test and the test
-fails if it leaves a thread running.
+fails if it leaves a thread running. Tests of the running suite start it with ``start_suite``
+(a :class:`robot_sm.running_suite.RunningSuite` in the harness's context and namespace).
 
 Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
 temporary folder for the whole session, inherited by every node process a test starts: tests
@@ -18,10 +19,11 @@ import shutil
 import sys
 import tempfile
 import threading
-from typing import Iterator
+from typing import Any, Callable, Iterator, List
 
 import pytest
 
+from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness
 
 _namespaces = itertools.count()
@@ -58,3 +60,20 @@ def ros() -> Iterator[RosHarness]:
     leftover = [t for t in threading.enumerate()
                 if t not in before and t.is_alive() and not t.daemon]
     assert not leftover, f'threads left running: {leftover}'
+
+
+@pytest.fixture
+def start_suite(ros: RosHarness) -> Iterator[Callable[..., RunningSuite]]:
+    """Start the suite in the test's context and namespace (RunningSuite's keywords)."""
+    started: List[RunningSuite] = []
+
+    def start(**options: Any) -> RunningSuite:
+        suite = RunningSuite(namespace=ros.namespace, context=ros.context, **options)
+        started.append(suite)
+        return suite
+
+    try:
+        yield start
+    finally:
+        for suite in reversed(started):
+            suite.close()
