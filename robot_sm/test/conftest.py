@@ -5,7 +5,9 @@ Node tests use the ``ros`` fixture: a :class:`robot_sm.testing.RosHarness` with 
 context and a namespace of its own, so tests never see each other's topics even though they share
 the DDS domain that ``make test`` chose. The harness is shut down after each test and the test
 fails if it leaves a thread running. Tests of the running suite start it with ``start_suite``
-(a :class:`robot_sm.running_suite.RunningSuite` in the harness's context and namespace).
+(a :class:`robot_sm.running_suite.RunningSuite` in the harness's context and namespace), or
+``start_scripted`` and ``suite`` for the suite without a robot (navigation is the test package's
+``ScriptedNavigation``).
 
 Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
 temporary folder for the whole session, inherited by every node process a test starts: tests
@@ -19,8 +21,9 @@ import shutil
 import sys
 import tempfile
 import threading
-from typing import Any, Callable, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional
 
+from operator_suite import scripted, StartSuite
 import pytest
 
 from robot_sm.running_suite import RunningSuite
@@ -63,7 +66,7 @@ def ros() -> Iterator[RosHarness]:
 
 
 @pytest.fixture
-def start_suite(ros: RosHarness) -> Iterator[Callable[..., RunningSuite]]:
+def start_suite(ros: RosHarness) -> Iterator[StartSuite]:
     """Start the suite in the test's context and namespace (RunningSuite's keywords)."""
     started: List[RunningSuite] = []
 
@@ -77,3 +80,18 @@ def start_suite(ros: RosHarness) -> Iterator[Callable[..., RunningSuite]]:
     finally:
         for suite in reversed(started):
             suite.close()
+
+
+@pytest.fixture
+def start_scripted(start_suite: StartSuite) -> StartSuite:
+    """Start the suite with ScriptedNavigation; the argument: state interface parameters."""
+    def start(state_interface: Optional[Dict[str, Any]] = None, **options: Any) -> RunningSuite:
+        return start_suite(parameters=scripted(state_interface), **options)
+
+    return start
+
+
+@pytest.fixture
+def suite(start_scripted: StartSuite) -> RunningSuite:
+    """Start the suite with ScriptedNavigation (4 ticks a goal), no robot."""
+    return start_scripted()

@@ -4,8 +4,9 @@ The suite as the node tests run it, and ``robot-sm`` run as an operator runs it.
 :func:`scripted` gives the parameters of the suite without a robot: navigation is the test
 package's ``ScriptedNavigation`` (it pretends to drive for a number of ticks), the service
 provider takes the pose as ``config/sim.yaml`` tells it to, for the tests that add the simulated
-robot with :func:`start_robot`. :func:`run_cli` runs ``robot-sm`` as a child process, the way an
-operator runs it, against the suite's namespace.
+robot with :func:`start_robot`; the ``start_scripted`` and ``suite`` fixtures (``conftest.py``)
+start that suite. :func:`run_cli` runs ``robot-sm`` as a child process, the way an operator runs
+it, against the suite's namespace.
 """
 
 import os
@@ -13,7 +14,8 @@ import pathlib
 import shutil
 import subprocess
 import sys
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from robot_sm.bringup import load_parameter_file, parameters_for
 from robot_sm.nodes.robot_sim import RobotSim
@@ -26,6 +28,8 @@ ROUTINES = ['Wait', 'Scripted']
 #: The test package of plugin states, installed the way robot packages are.
 TEST_PLUGINS = pathlib.Path(__file__).parent / 'fixtures' / 'plugins'
 SIM_CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'sim.yaml'
+#: The type of the ``start_suite`` and ``start_scripted`` fixtures.
+StartSuite = Callable[..., RunningSuite]
 
 
 def scripted(state_interface: Optional[Mapping[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
@@ -52,6 +56,14 @@ def start_robot(ros: RosHarness, suite: RunningSuite, x: float, y: float,
 
     if not wait_until(known, WAIT, interval=0.05):
         raise TimeoutError('the service provider did not take the robot pose')
+
+
+def estop(suite: RunningSuite, engaged: bool) -> float:
+    """Engage or release the e-stop; return when the call was made."""
+    called = time.monotonic()
+    result = suite.client.set_emergency_stop(engaged)
+    assert result.success, result.message
+    return called
 
 
 def cli_command() -> List[str]:

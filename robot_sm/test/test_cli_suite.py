@@ -16,7 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
-from typing import Callable, List, Sequence
+from typing import List, Sequence
 
 from geometry_msgs.msg import PoseStamped
 from operator_suite import (
@@ -24,8 +24,8 @@ from operator_suite import (
     describe,
     run_cli,
     run_cli_together,
-    scripted,
     start_robot,
+    StartSuite,
     TEST_PLUGINS,
     WAIT,
 )
@@ -39,18 +39,11 @@ from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import GetNavigationGoal, WaypointVisited
 from std_msgs.msg import Bool
 
-StartSuite = Callable[..., RunningSuite]
-
 
 @pytest.fixture
-def suite(start_suite: StartSuite) -> RunningSuite:
-    return start_suite(parameters=scripted())
-
-
-@pytest.fixture
-def slow(start_suite: StartSuite) -> RunningSuite:
+def slow(start_scripted: StartSuite) -> RunningSuite:
     """Navigation "drives" for 10 s: an activity still runs when it is stopped."""
-    return start_suite(parameters=scripted({'ScriptedNavigation.drive_ticks': 200}))
+    return start_scripted({'ScriptedNavigation.drive_ticks': 200})
 
 
 def cli(suite: RunningSuite, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess:

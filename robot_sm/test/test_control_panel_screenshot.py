@@ -10,13 +10,12 @@ showed at that moment.
 import importlib
 import os
 import pathlib
-from typing import Any, Callable, List
+from typing import Any, List
 
-from operator_suite import WAIT
+from operator_suite import StartSuite, WAIT
 import pytest
 from robot_sm.api import SuiteClient
 from robot_sm.bringup import shipped_parameter_files
-from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import wait_until
 
 os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
@@ -36,7 +35,7 @@ def statuses(table: Any) -> List[str]:
 
 
 def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(
-        start_suite: Callable[..., RunningSuite]) -> None:
+        start_suite: StartSuite) -> None:
     from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     # The suite and the simulation with the shipped parameter files, as the demo runs them.

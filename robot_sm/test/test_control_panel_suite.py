@@ -11,7 +11,14 @@ import os
 import time
 from typing import Any, Callable, Iterator, List
 
-from operator_suite import describe, run_cli, run_cli_together, scripted, start_robot, WAIT
+from operator_suite import (
+    describe,
+    run_cli,
+    run_cli_together,
+    start_robot,
+    StartSuite,
+    WAIT,
+)
 import pytest
 from robot_sm.api import SuiteClient
 from robot_sm.running_suite import RunningSuite
@@ -116,10 +123,8 @@ class Operator:
 
 
 @pytest.fixture
-def operator(app: Any, start_suite: Callable[..., RunningSuite],
-             request: Any) -> Iterator[Operator]:
-    parameters = getattr(request, 'param', None)
-    hands = Operator(app, start_suite(parameters=scripted(parameters)))
+def operator(app: Any, start_scripted: StartSuite, request: Any) -> Iterator[Operator]:
+    hands = Operator(app, start_scripted(getattr(request, 'param', None)))
     try:
         yield hands
     finally:

@@ -7,10 +7,11 @@ with the shipped parameter files and the demo's speeds. The probe plays the oper
 """
 
 import time
-from typing import Callable, List, Tuple
+from typing import List, Tuple
 
 from geometry_msgs.msg import PoseArray
 import numpy as np
+from operator_suite import StartSuite
 import pytest
 from robot_sm.bringup import shipped_parameter_files
 from robot_sm.exploration import FrontierSearch
@@ -60,8 +61,8 @@ class Maze:
 
 
 @pytest.fixture
-def maze(start_suite: Callable[..., RunningSuite]) -> Maze:
-    """The suite and the simulated robot in the maze, its map unknown, with the demo's speeds."""
+def maze(start_suite: StartSuite) -> Maze:
+    """Start the suite and the simulated robot in the maze, its map unknown, at demo speeds."""
     return Maze(start_suite(
         world='maze', parameter_files=shipped_parameter_files(sim=True),
         parameters={'state_interface': {'calculate_goal_plugin': 'CalculateGoal',

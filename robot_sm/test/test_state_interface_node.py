@@ -9,10 +9,10 @@ import importlib.util
 import math
 import sys
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Dict
 
 from geometry_msgs.msg import PoseStamped, Twist, Vector3
-from operator_suite import scripted
+from operator_suite import estop, StartSuite
 import pytest
 from robot_sm import qos
 from robot_sm.nodes.tf_broadcast import planar_transform
@@ -30,26 +30,6 @@ TICK = 0.05  # update_frequency 20 Hz
 #: figures: e-stop → Emergency Stop p99 52 ms at 20 Hz).
 TRANSPORT = 0.1
 WAIT = 10.0
-StartSuite = Callable[..., RunningSuite]
-
-
-def scripted_suite(start_suite: StartSuite, state_interface: Optional[Dict[str, Any]] = None,
-                   **options: Any) -> RunningSuite:
-    """Start the suite with ScriptedNavigation, ``state_interface`` parameters over."""
-    return start_suite(parameters=scripted(state_interface), **options)
-
-
-@pytest.fixture
-def suite(start_suite: StartSuite) -> RunningSuite:
-    return scripted_suite(start_suite)
-
-
-def estop(suite: RunningSuite, engaged: bool) -> float:
-    """Engage or release the e-stop; return when the call was made."""
-    called = time.monotonic()
-    result = suite.client.set_emergency_stop(engaged)
-    assert result.success, result.message
-    return called
 
 
 def visited(suite: RunningSuite) -> list:
@@ -57,9 +37,9 @@ def visited(suite: RunningSuite) -> list:
 
 
 def test_boot_is_published_and_waits_for_the_boot_up_service(
-        ros: RosHarness, start_suite: StartSuite) -> None:
-    suite = scripted_suite(start_suite, {'boot_up_service': 'robot/boot_done',
-                                         'Boot.retry_interval': 0.1}, ready_state='Boot')
+        ros: RosHarness, start_scripted: StartSuite) -> None:
+    suite = start_scripted({'boot_up_service': 'robot/boot_done', 'Boot.retry_interval': 0.1},
+                           ready_state='Boot')
     answer = suite.client.state()
     assert (answer.success, answer.message) == (True, 'Boot')
     time.sleep(0.3)
@@ -137,8 +117,8 @@ def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(
 
 
 def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(
-        start_suite: StartSuite) -> None:
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 40})
+        start_scripted: StartSuite) -> None:
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 40})
     suite.client.add_waypoint(1.0, 0.0)
     suite.client.add_waypoint(2.0, 0.0)
     assert suite.client.start_waypoint_following().success
@@ -182,8 +162,8 @@ def test_bad_simple_goals_change_nothing(ros: RosHarness, suite: RunningSuite) -
     assert suite.state == 'Idle'
 
 
-def test_stop_2d_nav_goal_answers_whether_a_goal_was_stopped(start_suite: StartSuite) -> None:
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 1000})
+def test_stop_2d_nav_goal_answers_whether_a_goal_was_stopped(start_scripted: StartSuite) -> None:
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 1000})
     answer = suite.client.cancel_goal()
     assert (answer.success, answer.message) == (False, 'No simple goal running (Idle)')
     suite.client.go_to(0.0, 0.0)
@@ -211,11 +191,11 @@ def _stored_goal(suite: RunningSuite) -> Any:
                     reason='tf2_ros and tf2_geometry_msgs are not installed (no wheels exist; a '
                     'ROS 2 install has them)')
 def test_a_simple_goal_in_another_frame_is_transformed_into_the_map_with_tf2(
-        ros: RosHarness, start_suite: StartSuite) -> None:
+        ros: RosHarness, start_scripted: StartSuite) -> None:
     import tf2_ros
     from rclpy.node import Node
     from rclpy.time import Time
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 1000})
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 1000})
     node = suite.nodes['state_interface']
     # In the harness's context /tf and /tf_static are the test's own (see RosHarness).
     localisation = ros.add_node(Node('localisation', namespace=ros.namespace,
@@ -253,9 +233,9 @@ class _Tf2BufferDouble:
 
 
 def test_a_simple_goal_in_another_frame_goes_through_the_tf2_buffer(
-        start_suite: StartSuite) -> None:
+        start_scripted: StartSuite) -> None:
     # Without tf2 here, a double of tf2_ros.Buffer's interface; the test above uses tf2 itself.
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 1000})
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 1000})
     suite.nodes['state_interface'].tf_buffer = _Tf2BufferDouble(1.0, 2.0)
     sent = _goal_in_odom(suite, 1.0, 0.0)
     suite.wait_state('G: Navigation', after=sent)
@@ -264,9 +244,9 @@ def test_a_simple_goal_in_another_frame_goes_through_the_tf2_buffer(
 
 
 def test_a_goal_in_another_frame_without_tf2_is_refused_naming_what_is_missing(
-        start_suite: StartSuite, monkeypatch: pytest.MonkeyPatch) -> None:
+        start_scripted: StartSuite, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, 'tf2_geometry_msgs', None)  # tf2_ros may be there
-    suite = scripted_suite(start_suite)
+    suite = start_scripted()
     sent = _goal_in_odom(suite, 1.0, 0.0)
     refusal = suite.outcomes.wait_for(lambda m: 'ignored' in m.data, after=sent).data
     assert refusal == ("simple goal ignored: it is in frame 'odom', not 'map', and "
@@ -280,8 +260,8 @@ def test_a_goal_in_another_frame_without_tf2_is_refused_naming_what_is_missing(
     ('FaultyState', {'FaultyState.fail_in': '__init__'}),
 ])
 def test_a_plugin_that_cannot_be_created_ends_in_stopped(
-        start_suite: StartSuite, plugin: str, parameters: Dict[str, Any]) -> None:
-    suite = scripted_suite(start_suite, {'navigation_plugin': plugin, **parameters})
+        start_scripted: StartSuite, plugin: str, parameters: Dict[str, Any]) -> None:
+    suite = start_scripted({'navigation_plugin': plugin, **parameters})
     suite.client.add_waypoint(1.0, 0.0)
     assert suite.client.set_mode('autonomy').success
     suite.client.wait_for_mode('autonomy')
@@ -296,9 +276,9 @@ def test_a_plugin_that_cannot_be_created_ends_in_stopped(
 
 
 def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness,
-                                                    start_suite: StartSuite) -> None:
+                                                    start_scripted: StartSuite) -> None:
     beats = ros.record(Header, 'robot_sm/supervisor_heartbeat', qos.HEARTBEAT)
-    scripted_suite(start_suite, {'update_frequency': 40.0})
+    start_scripted({'update_frequency': 40.0})
     start = time.monotonic()
     time.sleep(1.0)
     count = len(beats.since(start))

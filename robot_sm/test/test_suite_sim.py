@@ -8,10 +8,11 @@ parameter files, in the office world. The probe plays the operator.
 
 import math
 import time
-from typing import Callable, List, Tuple
+from typing import List, Tuple
 
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
+from operator_suite import estop, StartSuite
 import pytest
 from robot_sm import qos
 from robot_sm.bringup import shipped_parameter_files
@@ -26,8 +27,8 @@ AUTONOMY_TIMEOUT = 0.5
 
 
 @pytest.fixture
-def sim(start_suite: Callable[..., RunningSuite]) -> RunningSuite:
-    """The suite and the simulated robot at (1, 1) in the office, as sim.launch.py runs them."""
+def sim(start_suite: StartSuite) -> RunningSuite:
+    """Start the suite and the simulated robot at (1, 1) in the office, as sim.launch.py does."""
     return start_suite(world='office', parameter_files=shipped_parameter_files(sim=True),
                        parameters={'state_interface': {'Navigation.max_linear_speed': 0.45},
                                    'robot_sim': {'start_x': 1.0, 'start_y': 1.0}})
@@ -79,14 +80,6 @@ def follow(sim: RunningSuite, *points: Tuple[float, float]) -> Task:
 
 def flags(sim: RunningSuite) -> List[Tuple[bool, bool]]:
     return [(w.visited, w.unreachable) for w in sim.client.waypoints().data['waypoints']]
-
-
-def estop(sim: RunningSuite, engaged: bool) -> float:
-    """Engage or release the e-stop; return when the call was made."""
-    called = time.monotonic()
-    result = sim.client.set_emergency_stop(engaged)
-    assert result.success, result.message
-    return called
 
 
 def test_operators_get_the_simulated_robot_s_pose_in_the_map_frame(

@@ -8,9 +8,9 @@ import pathlib
 import re
 import subprocess
 import sys
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Dict, Optional
 
-from operator_suite import describe, scripted
+from operator_suite import describe, StartSuite
 import pytest
 from robot_sm.api import ModeState
 from robot_sm.running_suite import RunningSuite
@@ -18,29 +18,32 @@ from robot_sm.tasks import TaskEnded, TaskStatus, WaitTimeout
 
 WAIT = 10.0
 README = pathlib.Path(__file__).resolve().parents[2] / 'README.md'
-StartSuite = Callable[..., RunningSuite]
-
-
-def scripted_suite(start_suite: StartSuite,
-                   state_interface: Optional[Dict[str, Any]] = None) -> RunningSuite:
-    return start_suite(parameters=scripted({'ScriptedNavigation.unreachable_below_x': 0.0,
-                                            **(state_interface or {})}))
 
 
 @pytest.fixture
-def suite(start_suite: StartSuite) -> RunningSuite:
-    return scripted_suite(start_suite)
+def start(start_scripted: StartSuite) -> StartSuite:
+    """Start the suite in which goals with x below 0 are unreachable."""
+    def start_suite(state_interface: Optional[Dict[str, Any]] = None) -> RunningSuite:
+        return start_scripted({'ScriptedNavigation.unreachable_below_x': 0.0,
+                               **(state_interface or {})})
+
+    return start_suite
 
 
 @pytest.fixture
-def slow(start_suite: StartSuite) -> RunningSuite:
+def suite(start: StartSuite) -> RunningSuite:
+    return start()
+
+
+@pytest.fixture
+def slow(start: StartSuite) -> RunningSuite:
     """Navigation takes 10 s a goal: an activity runs until something ends it."""
-    return scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 200})
+    return start({'ScriptedNavigation.drive_ticks': 200})
 
 
 def test_following_reports_each_waypoint_and_succeeds_with_its_progress(
-        start_suite: StartSuite) -> None:
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 10})
+        start: StartSuite) -> None:
+    suite = start({'ScriptedNavigation.drive_ticks': 10})
     for x, routine in ((1.0, ''), (-1.0, ''), (3.0, 'Scripted')):
         assert suite.client.add_waypoint(x, 0.0, routine=routine).success
     ids = [w.waypoint_id for w in suite.client.waypoints().data['waypoints']]
@@ -92,8 +95,8 @@ def test_an_estop_ends_the_task_and_under_it_new_tasks_are_rejected(slow: Runnin
 
 
 def test_a_simple_goal_interrupts_following_and_its_own_task_succeeds(
-        start_suite: StartSuite) -> None:
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 40})
+        start: StartSuite) -> None:
+    suite = start({'ScriptedNavigation.drive_ticks': 40})
     suite.client.add_waypoint(1.0, 0.0)
     following = suite.client.follow_waypoints()
     following.wait_for_feedback(lambda f: f.goals == 1, WAIT)
@@ -121,12 +124,12 @@ def test_goals_that_cannot_be_reached_or_used_fail_or_are_rejected(suite: Runnin
 
 
 def test_exploration_fails_without_a_map_and_teleoperation_interrupts_it(
-        start_suite: StartSuite) -> None:
-    suite = scripted_suite(start_suite, {'CalculateGoal.map_timeout': 0.3})
+        start: StartSuite) -> None:
+    suite = start({'CalculateGoal.map_timeout': 0.3})
     result = suite.client.explore().wait(WAIT)
     assert (result.status, result.outcome) == (TaskStatus.FAILED,
                                                'E: Calculate Goal: no map within 0.3 s')
-    suite = scripted_suite(start_suite)  # waits 60 s for a map
+    suite = start()  # waits 60 s for a map
     task = suite.client.explore(interrupt=False)
     task.wait_for_feedback(lambda f: f.state == 'E: Calculate Goal', WAIT)
     assert suite.client.set_mode('teleop').success
@@ -158,9 +161,9 @@ def readme_task_script() -> str:
     return script
 
 
-def test_the_readme_s_task_script_runs_in_a_process_of_its_own(start_suite: StartSuite) -> None:
+def test_the_readme_s_task_script_runs_in_a_process_of_its_own(start: StartSuite) -> None:
     # As the CLI does: a short-lived process with a client of its own, discovering the suite.
-    suite = scripted_suite(start_suite, {'ScriptedNavigation.drive_ticks': 20})
+    suite = start({'ScriptedNavigation.drive_ticks': 20})
     script = readme_task_script()
     result = subprocess.run([sys.executable, '-c', script, '--ros-args', '-r',
                              f'__ns:={suite.namespace}'], capture_output=True, text=True,
