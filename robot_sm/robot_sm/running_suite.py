@@ -62,10 +62,10 @@ class RunningSuite:
         self.lists: Recorder[WaypointArray] = self.record(WaypointArray, WAYPOINTS)
         overrides: Dict[str, Dict[str, Any]] = {
             name: dict(values) for name, values in (parameters or {}).items()}
-        specs = list(SUITE) + list(extra_nodes)
+        simulation = list(SIMULATION) if world is not None else []
         if world is not None:
-            specs[len(SUITE):len(SUITE)] = SIMULATION
             overrides['robot_sim'] = {'world': world, **overrides.get('robot_sim', {})}
+        specs = list(SUITE) + simulation + list(extra_nodes)
         try:
             self.process = SuiteProcess(specs, parameter_files, overrides, namespace,
                                         self.context)
