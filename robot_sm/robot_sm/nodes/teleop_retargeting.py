@@ -170,8 +170,9 @@ class TeleopRetargeting(Node):
 
     def _on_operation_mode(self, msg: OperationMode) -> None:
         if msg.emergency_stop != self._emergency_stop:
-            self.get_logger().warning('emergency stop engaged: teleop stopped' if msg.emergency_stop
-                                      else 'emergency stop released: toggle run to teleoperate')
+            self.get_logger().warning(
+                'emergency stop engaged: teleop stopped' if msg.emergency_stop
+                else 'emergency stop released: toggle run to teleoperate')
         self._emergency_stop = msg.emergency_stop
 
     def _on_ee_pose(self, msg: PoseStamped) -> None:
