@@ -177,7 +177,8 @@ def fleet(args: argparse.Namespace, emit: Emit) -> int:
     from robot_sm.fleet import FleetClient
     with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
         while args.watch:
-            shown = client.status()
+            # A robot that stopped answering holds a refresh up to a second, not --timeout.
+            shown = client.status(timeout=min(args.timeout, 1.0))
             sys.stdout.write('\x1b[2J\x1b[H' + (format_fleet(shown) if shown else
                              f'no robot_sm suite found under {client.within} yet') + '\n')
             sys.stdout.flush()
