@@ -92,6 +92,8 @@ class Status:
     outcome: Optional[str] = None
     mode: Optional[str] = None
     emergency_stop: Optional[bool] = None
+    #: The mux's input that drives the base (``none`` when nothing does).
+    selected_input: Optional[str] = None
     waypoints: List[WaypointInfo] = field(default_factory=list)
     following_mode: Optional[str] = None
     following_reverse: Optional[bool] = None
@@ -506,11 +508,11 @@ class SuiteClient:
         return self._trigger(Trigger, 'robot_sm/state_info')
 
     def status(self) -> Status:
-        """Collect the state, mode, e-stop, waypoints and pose in one snapshot."""
+        """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""
         status = Status()
         topics = ((String, 'robot_sm/state_info'), (OperationMode, 'robot_sm/operation_mode'),
-                  (WaypointArray, 'robot_sm/waypoints'), (Bool, 'robot_sm/reverse_mode'),
-                  (String, 'robot_sm/state_outcome'))
+                  (String, 'robot_sm/selected_input'), (WaypointArray, 'robot_sm/waypoints'),
+                  (Bool, 'robot_sm/reverse_mode'), (String, 'robot_sm/state_outcome'))
         # Subscribe to everything first, so that it is all discovered at the same time.
         for msg_type, topic in topics:
             self._subscribe_latched(msg_type, topic)
@@ -520,6 +522,7 @@ class SuiteClient:
         mode = self.latched(OperationMode, 'robot_sm/operation_mode')
         status.mode = MODE_NAMES.get(mode.mode, str(mode.mode))
         status.emergency_stop = bool(mode.emergency_stop)
+        status.selected_input = self.latched(String, 'robot_sm/selected_input').data
         array = self.latched(WaypointArray, 'robot_sm/waypoints')
         status.waypoints = waypoint_infos(array)
         status.following_mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
