@@ -82,7 +82,7 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
     assert text_result.returncode == json_result.returncode == 0, describe(text_result)
     text = text_result.stdout
     assert 'state      Idle    (last: Boot: boot finished)' in text
-    assert 'mode       stopped    e-stop released' in text
+    assert 'mode       stopped    e-stop released    input none' in text
     assert 'driving    forward' in text
     assert 'pose       (0.75, 1.25, yaw 1.57)' in text
     assert 'waypoints  1 (0 visited, 0 unreachable), single, forward' in text
@@ -92,6 +92,7 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
     assert (status['state'], status['mode'], status['emergency_stop']) == ('Idle', 'stopped',
                                                                            False)
     assert status['pose'] == pytest.approx([0.75, 1.25, math.pi / 2])
+    assert status['selected_input'] == 'none'
     assert status['driving_reverse'] is False
     assert status['outcome'] == 'Boot: boot finished'
     [waypoint] = status['waypoints']
