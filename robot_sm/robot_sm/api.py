@@ -10,22 +10,42 @@ Each method documents the equivalent ``ros2 service call``.
         suite.add_waypoint(1.0, 2.0, yaw=0.5, routine='Wait')
         result = suite.start_waypoint_following(mode='roundtrip')
         print(result.success, result.message)
+
+A long activity can also be started as a :class:`~robot_sm.tasks.Task` to follow, wait for and
+cancel, as nav2_simple_commander's BasicNavigator does for Nav2's actions
+(:meth:`SuiteClient.follow_waypoints`, :meth:`SuiteClient.explore`, :meth:`SuiteClient.go_to`),
+and the client waits for a state or a mode (:meth:`SuiteClient.wait_for_state`,
+:meth:`SuiteClient.wait_for_mode`). All of it comes from the suite's latched topics, so it works
+from a short-lived process as from a long one:
+
+    with SuiteClient() as suite:
+        task = suite.follow_waypoints('single')
+        result = task.wait(timeout=300.0)
+        print(result.status, result.outcome, task.feedback().visited)
 """
 
 from dataclasses import dataclass, field
 import math
-import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from geometry_msgs.msg import Pose, PoseStamped
-import rclpy
-from rclpy.context import Context
 from rclpy.duration import Duration
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.planar import quaternion_from_yaw, yaw_from_quaternion
+from robot_sm.suite_connection import (
+    OPERATION_MODE,
+    Result,
+    STATE_INFO,
+    STATE_OUTCOME,
+    SuiteConnection,
+    SuiteUnavailable,
+    WAYPOINTS,
+)
+from robot_sm.tasks import Activity, Task, WaitTimeout
+from robot_sm.waypoint_messages import pose_message
+from robot_sm.waypoints.errors import RequestError
+from robot_sm.waypoints.pose import checked_pose
 from robot_sm_msgs.msg import OperationMode, Waypoint, WaypointArray
 from robot_sm_msgs.srv import (
     AddWaypoint,
@@ -49,19 +69,10 @@ MODE_NAMES = {value: name for name, value in MODES.items()}
 FOLLOWING_MODES = {'single': WaypointArray.SINGLE, 'roundtrip': WaypointArray.ROUNDTRIP,
                    'patrol': WaypointArray.PATROL}
 FOLLOWING_MODE_NAMES = {value: name for name, value in FOLLOWING_MODES.items()}
-
-
-class SuiteUnavailable(RuntimeError):
-    """A service or topic of the suite did not answer in time; the message names it."""
-
-
-@dataclass
-class Result:
-    """The suite's answer to one request."""
-
-    success: bool
-    message: str
-    data: Any = None
+#: States that do not take a simple goal (the state machine ignores it there).
+SIMPLE_GOAL_IGNORED_IN = ('Boot', 'Emergency Stop', 'Teleoperation')
+__all__ = ['FOLLOWING_MODES', 'MODES', 'ModeState', 'Result', 'Status', 'SuiteClient',
+           'SuiteUnavailable', 'WaypointInfo', 'waypoint_infos']
 
 
 @dataclass
@@ -102,16 +113,22 @@ class Status:
     pose_error: Optional[str] = None
 
 
-def _pose(x: float, y: float, yaw: float) -> Pose:
-    for name, value in (('x', x), ('y', y), ('yaw', yaw)):
-        if not math.isfinite(value):
-            raise ValueError(f'{name} must be a finite number, got {value}')
-    pose = Pose()
-    pose.position.x, pose.position.y = float(x), float(y)
-    qx, qy, qz, qw = quaternion_from_yaw(yaw)
-    pose.orientation.x, pose.orientation.y = qx, qy
-    pose.orientation.z, pose.orientation.w = qz, qw
-    return pose
+class ModeState(NamedTuple):
+    """The mux's operation mode as :meth:`SuiteClient.wait_for_mode` found it."""
+
+    mode: str
+    emergency_stop: bool
+
+
+def _planar_pose(x: float, y: float, yaw: float) -> Tuple[Optional[Pose], str]:
+    """Return the pose at ``(x, y)`` facing ``yaw`` in the map, or None and why not."""
+    if not math.isfinite(yaw):
+        return None, f'yaw: must be finite (got {yaw!r})'
+    try:
+        checked = checked_pose('pose', x, y, 0.0, *quaternion_from_yaw(yaw))
+    except RequestError as error:
+        return None, str(error)
+    return pose_message(checked), ''
 
 
 def waypoint_infos(array: WaypointArray) -> List[WaypointInfo]:
@@ -125,128 +142,73 @@ def waypoint_infos(array: WaypointArray) -> List[WaypointInfo]:
     return infos
 
 
-class SuiteClient:
-    """A connection to a running suite in the namespace ``namespace``."""
+class SuiteClient(SuiteConnection):
+    """A connection to a running suite in the namespace ``namespace``: the operator's calls."""
 
-    def __init__(self, namespace: str = '', timeout: float = 5.0,
-                 context: Optional[Context] = None) -> None:
-        self.timeout = timeout
-        self._own_context = context is None
-        self.context = Context() if context is None else context
-        if self._own_context:
-            rclpy.init(context=self.context)
-        self.node = Node('robot_sm_client', namespace=namespace or '/', context=self.context,
-                         start_parameter_services=False)
-        self._executor = SingleThreadedExecutor(context=self.context)
-        self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
-        self._clients: Dict[str, Any] = {}
-        self._latched: Dict[str, Any] = {}
-        self._latched_lock = threading.Lock()
-        self._closed = threading.Event()
+    # ---- waiting --------------------------------------------------------------------------
 
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except Exception:  # noqa: B902 - shutdown races end the spin
-            pass
-
-    def close(self) -> None:
-        """Disconnect from the suite; calls still waiting raise SuiteUnavailable at once."""
-        self._closed.set()
-        self._executor.shutdown(timeout_sec=1.0)
-        self._thread.join(timeout=2.0)
-        self.node.destroy_node()
-        if self._own_context:
-            rclpy.try_shutdown(context=self.context)
-
-    def __enter__(self) -> 'SuiteClient':
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    # ---- plumbing -----------------------------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self._closed.is_set():
-            raise SuiteUnavailable('the connection to the suite was closed')
-
-    def _full_name(self, name: str) -> str:
-        return self.node.resolve_service_name(name)
-
-    def _client(self, srv_type: Any, name: str) -> Any:
-        client = self._clients.get(name)
-        if client is None:
-            # SERVICES keeps every answer: a script's burst of calls loses none.
-            client = self._clients[name] = self.node.create_client(srv_type, name,
-                                                                   qos_profile=qos.SERVICES)
-        return client
-
-    def call(self, srv_type: Any, name: str, request: Any = None) -> Any:
+    def wait_for_mode(self, mode: Optional[str] = None, emergency_stop: Optional[bool] = None,
+                      timeout: Optional[float] = None) -> ModeState:
         """
-        Call service ``name`` (relative to the namespace) and return its response.
+        Wait until the mux is in ``mode`` and its e-stop as given (None: either); return both.
 
-        :raises SuiteUnavailable: if it is not available or does not answer within the timeout.
+        :raises ValueError: if ``mode`` is not one of :data:`MODES`.
+        :raises WaitTimeout: if the mux is not so within ``timeout`` (default: the client's).
+        :raises SuiteUnavailable: if the mux publishes no mode at all.
         """
-        self._check_open()
-        client = self._client(srv_type, name)
-        deadline = time.monotonic() + self.timeout
-        # Client.wait_for_service checks every 0.25 s; an operator notices that on every call.
-        while not client.service_is_ready():
-            self._check_open()
-            if time.monotonic() >= deadline:
-                raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
-                                       f'(waited {self.timeout:g} s): is the suite running?')
-            time.sleep(0.005)
-        future = client.call_async(request if request is not None else srv_type.Request())
-        done = threading.Event()
-        future.add_done_callback(lambda _: done.set())
-        while not done.wait(0.02):
-            self._check_open()
-            if time.monotonic() >= deadline:
-                client.remove_pending_request(future)
-                raise SuiteUnavailable(f'service {self._full_name(name)} did not answer within '
-                                       f'{self.timeout:g} s')
-        return future.result()
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"unknown mode '{mode}': use one of {', '.join(MODES)}")
 
-    def _trigger(self, srv_type: Any, name: str, request: Any = None) -> Result:
-        response = self.call(srv_type, name, request)
-        return Result(bool(response.success), str(response.message))
+        def current() -> ModeState:
+            msg = self._latched[OPERATION_MODE]
+            return ModeState(MODE_NAMES.get(msg.mode, str(msg.mode)), bool(msg.emergency_stop))
 
-    def _subscribe_latched(self, msg_type: Any, topic: str) -> None:
-        if topic in self._latched:
-            return
-        with self._latched_lock:
-            self._latched[topic] = None
+        def matching() -> Optional[ModeState]:
+            found = current()
+            return found if (mode in (None, found.mode) and emergency_stop in (
+                None, found.emergency_stop)) else None
 
-        def store(msg: Any) -> None:
-            with self._latched_lock:
-                self._latched[topic] = msg
+        self.latched(OperationMode, OPERATION_MODE)
+        limit = self.timeout if timeout is None else timeout
+        found = self._await(matching, limit)
+        if found is None:
+            now = current()
+            raise WaitTimeout(f'the mode is {now.mode} (e-stop '
+                              f"{'engaged' if now.emergency_stop else 'released'}) after "
+                              f'{limit:g} s')
+        return found
 
-        self.node.create_subscription(msg_type, topic, store, qos.STATE)
+    # ---- tasks ----------------------------------------------------------------------------
 
-    def latched(self, msg_type: Any, topic: str, wait: bool = True) -> Any:
+    def follow_waypoints(self, mode: Optional[str] = None, reverse: bool = False) -> Task[Result]:
         """
-        Return the newest message on one of the suite's transient_local (latched) topics.
+        Start waypoint following as :meth:`start_waypoint_following` does; return its task.
 
-        :raises SuiteUnavailable: if ``wait`` and nothing arrives within the timeout.
+        A refused start gives a task that has ended, REJECTED, with the suite's answer.
         """
-        self._check_open()
-        self._subscribe_latched(msg_type, topic)
-        deadline = time.monotonic() + (self.timeout if wait else 0.0)
-        while True:
-            with self._latched_lock:
-                msg = self._latched[topic]
-            if msg is not None or time.monotonic() >= deadline:
-                break
-            self._check_open()
-            time.sleep(0.01)
-        if msg is None and wait:
-            raise SuiteUnavailable(f'nothing on {self.node.resolve_topic_name(topic)} within '
-                                   f'{self.timeout:g} s: is the suite running?')
-        return msg
+        return self._start_task(Activity.WAYPOINT_FOLLOWING,
+                                lambda: self.start_waypoint_following(mode, reverse),
+                                self.stop_waypoint_following)
+
+    def explore(self, interrupt: Optional[bool] = None) -> Task[Result]:
+        """Start exploring as :meth:`start_exploration` does; return its task."""
+        return self._start_task(Activity.EXPLORATION, lambda: self.start_exploration(interrupt),
+                                self.stop_exploration)
+
+    def go_to(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Task[Result]:
+        """
+        Send a simple goal as :meth:`send_goal` does; return its task.
+
+        The goal is REJECTED if it is not a pose, if the state interface ignores it (its outcome
+        says why), or in a state that takes no simple goal (:data:`SIMPLE_GOAL_IGNORED_IN`).
+        """
+        def start() -> Result:
+            state = self._latched[STATE_INFO].data
+            if state in SIMPLE_GOAL_IGNORED_IN:
+                return Result(False, f'{state}: a simple goal is not taken in this state')
+            return self.send_goal(x, y, yaw, frame_id)
+
+        return self._start_task(Activity.SIMPLE_GOAL, start, self.cancel_goal)
 
     # ---- mux ----------------------------------------------------------------------------------
 
@@ -296,10 +258,9 @@ class SuiteClient:
         ``ros2 service call robot_sm/add_waypoint robot_sm_msgs/srv/AddWaypoint
         "{waypoint: {pose: {position: {x: 1.0, y: 2.0}}, routine: ''}, position: -1}"``
         """
-        try:
-            pose = _pose(x, y, yaw)
-        except ValueError as error:
-            return Result(False, str(error))
+        pose, problem = _planar_pose(x, y, yaw)
+        if pose is None:
+            return Result(False, problem)
         request = AddWaypoint.Request(position=position)
         request.waypoint = Waypoint(pose=pose, routine=routine)
         response = self.call(AddWaypoint, 'robot_sm/add_waypoint', request)
@@ -333,10 +294,9 @@ class SuiteClient:
         ``ros2 service call robot_sm/move_waypoint robot_sm_msgs/srv/MoveWaypoint
         "{position: 0, pose: {position: {x: 1.0, y: 2.0}}}"``
         """
-        try:
-            pose = _pose(x, y, yaw)
-        except ValueError as error:
-            return Result(False, str(error))
+        pose, problem = _planar_pose(x, y, yaw)
+        if pose is None:
+            return Result(False, problem)
         return self._trigger(MoveWaypoint, 'robot_sm/move_waypoint',
                              MoveWaypoint.Request(position=position, pose=pose))
 
@@ -460,10 +420,9 @@ class SuiteClient:
         ``ros2 topic pub --once robot_sm/simple_goal geometry_msgs/msg/PoseStamped
         "{header: {frame_id: map}, pose: {position: {x: 1.0, y: 2.0}}}"``
         """
-        try:
-            pose = _pose(x, y, yaw)
-        except ValueError as error:
-            return Result(False, str(error))
+        pose, problem = _planar_pose(x, y, yaw)
+        if pose is None:
+            return Result(False, problem)
         publisher = self.node.create_publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
         try:
             deadline = time.monotonic() + self.timeout
@@ -510,31 +469,24 @@ class SuiteClient:
     def status(self) -> Status:
         """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""
         status = Status()
-        topics = ((String, 'robot_sm/state_info'), (OperationMode, 'robot_sm/operation_mode'),
-                  (String, 'robot_sm/selected_input'), (WaypointArray, 'robot_sm/waypoints'),
-                  (Bool, 'robot_sm/reverse_mode'), (String, 'robot_sm/state_outcome'))
+        topics = ((String, STATE_INFO), (OperationMode, OPERATION_MODE),
+                  (String, 'robot_sm/selected_input'), (WaypointArray, WAYPOINTS),
+                  (Bool, 'robot_sm/reverse_mode'), (String, STATE_OUTCOME))
         # Subscribe to everything first, so that it is all discovered at the same time.
         for msg_type, topic in topics:
             self._subscribe_latched(msg_type, topic)
         self._client(GetRobotPose, 'robot_sm/get_robot_pose')
-        state = self.latched(String, 'robot_sm/state_info')
-        status.state = state.data
-        mode = self.latched(OperationMode, 'robot_sm/operation_mode')
+        status.state = self.latched(String, STATE_INFO).data
+        mode = self.latched(OperationMode, OPERATION_MODE)
         status.mode = MODE_NAMES.get(mode.mode, str(mode.mode))
         status.emergency_stop = bool(mode.emergency_stop)
         status.selected_input = self.latched(String, 'robot_sm/selected_input').data
-        array = self.latched(WaypointArray, 'robot_sm/waypoints')
+        array = self.latched(WaypointArray, WAYPOINTS)
         status.waypoints = waypoint_infos(array)
         status.following_mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
         status.following_reverse = bool(array.reverse)
         status.driving_reverse = bool(self.latched(Bool, 'robot_sm/reverse_mode').data)
-        # Published once per ended activity (Boot's end included): a short wait, no error.
-        deadline = time.monotonic() + 0.3
-        outcome = self.latched(String, 'robot_sm/state_outcome', wait=False)
-        while outcome is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-            outcome = self.latched(String, 'robot_sm/state_outcome', wait=False)
-        status.outcome = outcome.data if outcome is not None else None
+        status.outcome = self._last_outcome()
         try:
             pose = self.robot_pose()
         except SuiteUnavailable as error:

@@ -20,24 +20,26 @@ from dataclasses import dataclass, field
 import math
 import pathlib
 import sys
-import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from nav_msgs.msg import Odometry
-from robot_sm.api import SuiteClient, SuiteUnavailable
-from robot_sm.bringup import NodeSpec, SIMULATION, SUITE, SuiteProcess
+from robot_sm.api import Result, SuiteUnavailable
+from robot_sm.bringup import NodeSpec, SIMULATION, SUITE
 from robot_sm.demo_arm import (ArmPhaseFailure, ArmRun, draw_arm, recorded_counts, run_arm,
                                tracking_figures)
 from robot_sm.grid import OccupancyGrid
-from robot_sm.qos import STATE
 from robot_sm.resources import share_directory
-from robot_sm_msgs.msg import WaypointArray
-from std_msgs.msg import String
+from robot_sm.running_suite import RunningSuite
+from robot_sm.tasks import (describe, Task, TaskEnded, TaskFeedback, TaskResult, TaskStatus,
+                            WaitTimeout)
+from robot_sm.testing import Recorder
 import yaml
 
 SIMPLE_GOAL = (3.3, 1.9, 0.0)
 MAZE_START = (0.5, 0.5, 0.0)
+#: Seconds between two progress lines.
+PROGRESS_EVERY = 5.0
 
 
 class DemoFailure(RuntimeError):
@@ -63,69 +65,73 @@ class Phase:
         """Return the phase's wall time in seconds."""
         return self.ended - self.started
 
+    def drive(self, odometry: Sequence[Odometry]) -> None:
+        """Take the path driven from odometry: a point every 2 cm, and its length."""
+        self.path, self.distance = [], 0.0
+        for msg in odometry:
+            p = msg.pose.pose.position
+            if not self.path or math.dist(self.path[-1], (p.x, p.y)) >= 0.02:
+                if self.path:
+                    self.distance += math.dist(self.path[-1], (p.x, p.y))
+                self.path.append((p.x, p.y))
 
-class Observer:
-    """Follow the suite's state, waypoints and odometry from the demo's side."""
 
-    def __init__(self, client: SuiteClient, phase: Phase, echo: Callable[[str], None]) -> None:
-        self.client = client
+class Narrator:
+    """Tell what the suite does during a phase: its states as they change, and progress."""
+
+    def __init__(self, suite: RunningSuite, phase: Phase, echo: Callable[[str], None]) -> None:
+        self.suite = suite
         self.phase = phase
         self.echo = echo
-        self.lock = threading.Lock()
-        self.state = ''
-        self.states: List[Tuple[float, str]] = []
-        self.waypoints: Optional[WaypointArray] = None
-        self.visited_ids: set = set()
-        self.unreachable_ids: set = set()
-        self.pose: Optional[Tuple[float, float, float]] = None
-        node = client.node
-        node.create_subscription(String, 'robot_sm/state_info', self._on_state, STATE)
-        node.create_subscription(WaypointArray, 'robot_sm/waypoints', self._on_waypoints, STATE)
-        node.create_subscription(Odometry, 'odom', self._on_odom, 10)
+        self.odom: Recorder[Odometry] = suite.record(Odometry, 'odom', 10)
+        self._told = 0
 
-    def _on_state(self, msg: String) -> None:
-        with self.lock:
-            if msg.data != self.state:
-                self.state = msg.data
-                self.states.append((time.monotonic(), msg.data))
-                elapsed = time.monotonic() - self.phase.started
-                self.echo(f'[{elapsed:6.1f} s] state: {msg.data}')
+    def tell_states(self) -> None:
+        """Print the state changes not told yet."""
+        stamped = self.suite.states.stamped
+        for index in range(self._told, len(stamped)):
+            stamp, msg = stamped[index]
+            if index == 0 or msg.data != stamped[index - 1][1].data:
+                self.echo(f'[{stamp - self.phase.started:6.1f} s] state: {msg.data}')
+        self._told = len(stamped)
 
-    def _on_waypoints(self, msg: WaypointArray) -> None:
-        with self.lock:
-            self.waypoints = msg
-            for waypoint in msg.waypoints:
-                if waypoint.visited:
-                    self.visited_ids.add(waypoint.id)
-                if waypoint.unreachable:
-                    self.unreachable_ids.add(waypoint.id)
+    def pose_text(self) -> str:
+        """Return the robot's position from odometry, as text."""
+        msg = self.odom.last
+        if msg is None:
+            return '(unknown)'
+        return f'({msg.pose.pose.position.x:.2f}, {msg.pose.pose.position.y:.2f})'
 
-    def _on_odom(self, msg: Odometry) -> None:
-        p = msg.pose.pose.position
-        q = msg.pose.pose.orientation
-        yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-        with self.lock:
-            path = self.phase.path
-            if not path or math.dist(path[-1], (p.x, p.y)) >= 0.02:
-                if path:
-                    self.phase.distance += math.dist(path[-1], (p.x, p.y))
-                path.append((p.x, p.y))
-            self.pose = (p.x, p.y, yaw)
+    def follow(self, task: Task[Result], what: str, timeout: float,
+               progress: Callable[[TaskFeedback], str],
+               until: Optional[Callable[[TaskFeedback], bool]] = None,
+               ) -> Union[TaskFeedback, TaskResult]:
+        """
+        Wait until ``until`` holds (else until the task ends) and return what was awaited.
 
-    def wait_for(self, predicate: Callable[[], bool], timeout: float, what: str,
-                 progress: Optional[Callable[[], str]] = None) -> None:
-        """Wait until ``predicate``; print progress; raise DemoFailure after ``timeout``."""
+        Prints the states and, every :data:`PROGRESS_EVERY` seconds, ``progress``.
+
+        :raises DemoFailure: after ``timeout``, or if the task ends before ``until`` holds.
+        """
         deadline = time.monotonic() + timeout
-        last_progress = time.monotonic()
-        while not predicate():
+        next_report = time.monotonic() + PROGRESS_EVERY
+        while True:
+            try:
+                return task.wait(0.1) if until is None else task.wait_for_feedback(until, 0.1)
+            except TaskEnded as ended:
+                raise DemoFailure(f'{what}: {ended}') from ended
+            except WaitTimeout:
+                pass
+            finally:
+                self.tell_states()
             now = time.monotonic()
             if now > deadline:
                 raise DemoFailure(f'{what}: not done within {timeout:.0f} s '
-                                  f'(state: {self.state or "unknown"})')
-            if progress is not None and now - last_progress >= 5.0:
-                last_progress = now
-                self.echo(f'[{now - self.phase.started:6.1f} s] {progress()}')
-            time.sleep(0.05)
+                                  f'({describe(task.feedback())})')
+            if now >= next_report:
+                next_report = now + PROGRESS_EVERY
+                self.phase.drive(self.odom.messages)
+                self.echo(f'[{now - self.phase.started:6.1f} s] {progress(task.feedback())}')
 
 
 def _check(result: Any, what: str) -> Any:
@@ -134,130 +140,116 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
+def _started(task: Task[Result], what: str) -> Task[Result]:
+    result = task.result()
+    if result is not None:
+        raise DemoFailure(f'{what}: {result.message}')
+    return task
+
+
 RECORDER = NodeSpec('topic_recorder', 'robot_sm.nodes.topic_recorder:TopicRecorder')
 
 
 def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
-                 files: List[pathlib.Path], recording: pathlib.Path) -> SuiteProcess:
+                 files: List[pathlib.Path], recording: pathlib.Path) -> RunningSuite:
     import rclpy.logging
-    specs = list(SUITE) + list(SIMULATION) + [RECORDER]
-    for spec in specs:
+    for spec in list(SUITE) + list(SIMULATION) + [RECORDER]:
         # The demo prints its own progress lines: the nodes only speak up for warnings.
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
-    sim = {'world': world, **overrides.get('robot_sim', {})}
     recording.parent.mkdir(parents=True, exist_ok=True)
     # The demo starts from a clean slate every time: no e-stop latched by an earlier session.
     mux = {'emergency_stop_file': '', **overrides.get('robot_control_mux', {})}
-    return SuiteProcess(specs, files, {**overrides, 'robot_sim': sim, 'robot_control_mux': mux,
-                                       'topic_recorder': {'output': str(recording)}})
-
-
-def _pose_text(observer: Observer) -> str:
-    pose = observer.pose
-    return f'({pose[0]:.2f}, {pose[1]:.2f})' if pose else '(unknown)'
+    return RunningSuite(world=world, parameter_files=files, extra_nodes=[RECORDER],
+                        parameters={**overrides, 'robot_control_mux': mux,
+                                    'topic_recorder': {'output': str(recording)}})
 
 
 def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
                   waypoints_file: pathlib.Path, timeout: float, recording: pathlib.Path) -> Phase:
     """Phase 1: one ROUNDTRIP round over the demo waypoints, then a simple goal."""
-    phase = Phase('waypoint round and simple goal', 'office')
+    phase = Phase('waypoint round and simple goal', 'office', started=time.monotonic())
     plan = yaml.safe_load(waypoints_file.read_text())['waypoints']
     overrides = {'state_interface': {'Navigation.max_linear_speed': 0.45,
                                      'WaitRoutine.wait_duration': 2.0},
                  'robot_sim': {'start_x': 1.0, 'start_y': 1.0}}
-    suite = _start_suite('office', overrides, files, recording)
-    client = SuiteClient(timeout=10.0, context=suite.context)
-    try:
-        phase.started = time.monotonic()
-        observer = Observer(client, phase, echo)
-        observer.wait_for(lambda: observer.state == 'Idle', 30.0, 'boot')
+    with _start_suite('office', overrides, files, recording) as suite:
+        client, narrator = suite.client, Narrator(suite, phase, echo)
+        narrator.tell_states()
         for point in plan:
             _check(client.add_waypoint(point['x'], point['y'], point.get('yaw', 0.0),
                                        point.get('routine', '')), 'add waypoint')
-        observer.wait_for(lambda: observer.waypoints is not None
-                          and len(observer.waypoints.waypoints) == len(plan), 10.0,
-                          'waypoints listed')
-        ids = {w.id for w in observer.waypoints.waypoints}  # type: ignore[union-attr]
-        echo(f'loaded {len(ids)} waypoints from {waypoints_file.name}')
+        echo(f'loaded {len(plan)} waypoints from {waypoints_file.name}')
         _check(client.set_mode('autonomy'), 'autonomy mode')
-        _check(client.start_waypoint_following('roundtrip'), 'start waypoint following')
+        following = _started(client.follow_waypoints('roundtrip'), 'start waypoint following')
         echo('waypoint following started (ROUNDTRIP)')
-
-        def round_done() -> bool:
-            with observer.lock:
-                return ids <= (observer.visited_ids | observer.unreachable_ids)
-
-        def progress() -> str:
-            with observer.lock:
-                done = len(ids & (observer.visited_ids | observer.unreachable_ids))
-            return (f'{observer.state} | waypoints {done}/{len(ids)} | pose '
-                    f'{_pose_text(observer)} | driven {phase.distance:.1f} m')
-
-        observer.wait_for(round_done, timeout, 'one round of waypoint following', progress)
-        _check(client.stop_waypoint_following(), 'stop waypoint following')
-        phase.notes['waypoints_reached'] = len(ids & observer.visited_ids)
-        phase.notes['waypoints_unreachable'] = len(ids & observer.unreachable_ids)
-        phase.notes['waypoint_count'] = len(ids)
-        echo(f'round complete: {phase.notes["waypoints_reached"]}/{len(ids)} reached')
-        observer.wait_for(lambda: observer.state == 'Idle', 10.0, 'stop following')
+        done = narrator.follow(
+            following, 'one round of waypoint following', timeout,
+            lambda f: (f'{f.state} | waypoints {f.visited + f.unreachable}/{f.total} | pose '
+                       f'{narrator.pose_text()} | driven {phase.distance:.1f} m'),
+            until=lambda f: f.rounds >= 1)
+        assert isinstance(done, TaskFeedback)
+        _check(following.cancel(), 'stop waypoint following')
+        phase.notes['waypoints_reached'] = done.visited
+        phase.notes['waypoints_unreachable'] = done.unreachable
+        phase.notes['waypoint_count'] = done.total
+        echo(f'round complete: {done.visited}/{done.total} reached')
+        narrator.follow(following, 'stop following', 10.0, describe)
 
         x, y, yaw = SIMPLE_GOAL
-        _check(client.send_goal(x, y, yaw), 'simple goal')
+        goal = _started(client.go_to(x, y, yaw), 'simple goal')
         echo(f'simple goal sent: ({x}, {y})')
-        observer.wait_for(lambda: observer.state.startswith('G:'), 10.0, 'simple goal accepted')
-        observer.wait_for(lambda: observer.state == 'Idle', timeout / 2, 'simple goal',
-                          progress=lambda: f'{observer.state} | pose {_pose_text(observer)}')
-        pose = observer.pose
-        error = math.dist((pose[0], pose[1]), (x, y)) if pose else math.inf
+        result = narrator.follow(goal, 'simple goal', timeout / 2,
+                                 lambda f: f'{f.state} | pose {narrator.pose_text()}')
+        assert isinstance(result, TaskResult)
+        if result.status is not TaskStatus.SUCCEEDED:
+            raise DemoFailure(f'simple goal: {result.status.value}: {result.message}')
+        last = narrator.odom.last
+        error = math.dist((last.pose.pose.position.x, last.pose.pose.position.y), (x, y)) \
+            if last is not None else math.inf
         phase.notes['simple_goal_error'] = error
         if error > 0.2:
             raise DemoFailure(f'the simple goal ended {error:.2f} m from ({x}, {y})')
         echo(f'simple goal reached ({error * 100:.0f} cm off)')
         phase.ended = time.monotonic()
+        phase.drive(narrator.odom.messages)
         phase.grid = suite.nodes['robot_sim'].world
-        phase.waypoints = list(observer.waypoints.waypoints)  # type: ignore[union-attr]
+        phase.waypoints = list(suite.lists.last.waypoints)  # type: ignore[union-attr]
         phase.notes['goal'] = (x, y)
         return phase
-    finally:
-        client.close()
-        suite.shutdown()
 
 
 def run_exploration(files: List[pathlib.Path], echo: Callable[[str], None],
                     timeout: float, recording: pathlib.Path) -> Phase:
     """Phase 2: explore the maze from an unknown map until no frontier is left."""
-    phase = Phase('exploration', 'maze')
-    overrides = {
+    phase = Phase('exploration', 'maze', started=time.monotonic())
+    overrides: Dict[str, Dict[str, Any]] = {
         'state_interface': {'calculate_goal_plugin': 'CalculateGoal',
                             'mapping_plugin': 'MappingDummy',
                             'Navigation.max_linear_speed': 0.45},
         'robot_sim': {'reveal_map': True, 'start_x': MAZE_START[0], 'start_y': MAZE_START[1],
                       'start_yaw': MAZE_START[2], 'sensor_range': 2.5},
     }
-    suite = _start_suite('maze', overrides, files, recording)
-    client = SuiteClient(timeout=10.0, context=suite.context)
-    sim = suite.nodes['robot_sim']
-    try:
-        phase.started = time.monotonic()
-        observer = Observer(client, phase, echo)
-        observer.wait_for(lambda: observer.state == 'Idle', 30.0, 'boot')
+    with _start_suite('maze', overrides, files, recording) as suite:
+        client, narrator = suite.client, Narrator(suite, phase, echo)
+        sim = suite.nodes['robot_sim']
+        narrator.tell_states()
         _check(client.set_mode('autonomy'), 'autonomy mode')
-        _check(client.start_exploration(interrupt=True), 'start exploration')
+        task = _started(client.explore(interrupt=True), 'start exploration')
         echo('exploration started (interrupt mode)')
-        observer.wait_for(lambda: observer.state.startswith('E:'), 10.0, 'exploration start')
-        observer.wait_for(
-            lambda: observer.state == 'Idle', timeout, 'exploration',
-            progress=lambda: (f'{observer.state} | explored {sim.explored_fraction():.0%} | '
-                              f'pose {_pose_text(observer)} | driven {phase.distance:.1f} m'))
+        result = narrator.follow(
+            task, 'exploration', timeout,
+            lambda f: (f'{f.state} | explored {sim.explored_fraction():.0%} | {f.goals} goals | '
+                       f'pose {narrator.pose_text()} | driven {phase.distance:.1f} m'))
+        assert isinstance(result, TaskResult)
         phase.ended = time.monotonic()
+        phase.drive(narrator.odom.messages)
         phase.notes['explored_fraction'] = sim.explored_fraction()
+        phase.notes['exploration_goals'] = result.feedback.goals
         phase.grid = OccupancyGrid(sim.known.data.copy(), sim.known.resolution,
                                    sim.known.origin_x, sim.known.origin_y)
-        echo(f'exploration ended: {phase.notes["explored_fraction"]:.1%} of the free space seen')
+        echo(f'exploration ended ({result.status.value}: {result.message}): '
+             f'{phase.notes["explored_fraction"]:.1%} of the free space seen')
         return phase
-    finally:
-        client.close()
-        suite.shutdown()
 
 
 def draw(phases: List[Phase], path: pathlib.Path) -> None:

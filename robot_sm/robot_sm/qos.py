@@ -3,7 +3,8 @@ Quality-of-service profiles chosen for the suite's topics.
 
 - State-like topics (operation mode, state name, waypoint list, modes) are ``transient_local``
   with depth 1: a late subscriber (an rqt panel, the CLI) gets the current value at once, and the
-  value is published only when it changes.
+  value is published only when it changes. A subscriber that must see every change, not only
+  the newest, keeps them all (``STATE_CHANGES``).
 - Velocity commands are published reliably with depth 1 (only the newest command matters) and
   subscribed best-effort, which accepts both reliable and best-effort publishers.
 - Sensor-like streams (controller poses, joystick) use the sensor-data profile.
@@ -27,6 +28,14 @@ from rclpy.qos import (
 STATE = QoSProfile(
     history=HistoryPolicy.KEEP_LAST,
     depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+
+#: Following latched state where every change counts (a task following an activity): the
+#: current value on joining, then every change, none overwritten by the next before it is read.
+STATE_CHANGES = QoSProfile(
+    history=HistoryPolicy.KEEP_ALL,
     reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
 )
@@ -74,4 +83,5 @@ SERVICES = QoSProfile(
     durability=DurabilityPolicy.VOLATILE,
 )
 
-__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'EVENTS', 'HEARTBEAT', 'SENSOR', 'SERVICES', 'STATE']
+__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'EVENTS', 'HEARTBEAT', 'SENSOR', 'SERVICES', 'STATE',
+           'STATE_CHANGES']

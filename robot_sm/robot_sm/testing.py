@@ -115,6 +115,25 @@ class Recorder(Generic[MsgT]):
             raise TimeoutError(f'no matching message within {timeout} s')
         return found[0]
 
+    def wait_last(self, predicate: Callable[[MsgT], bool],
+                  timeout: float = DEFAULT_TIMEOUT) -> MsgT:
+        """
+        Wait until the newest message satisfies ``predicate``; return it.
+
+        :raises TimeoutError: if it does not within ``timeout`` seconds (naming the newest).
+        """
+        found: List[MsgT] = []
+
+        def check() -> bool:
+            last = self.last
+            if last is not None and predicate(last):
+                found.append(last)
+            return bool(found)
+
+        if not wait_until(check, timeout):
+            raise TimeoutError(f'the newest message is {self.last}, after {timeout} s')
+        return found[0]
+
 
 class _Spinner:
     """An executor spinning a node in a background thread; it keeps what the spin raised."""

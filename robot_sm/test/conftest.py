@@ -4,7 +4,10 @@ Fixtures shared by the tests of robot_sm.
 Node tests use the ``ros`` fixture: a :class:`robot_sm.testing.RosHarness` with its own rclpy
 context and a namespace of its own, so tests never see each other's topics even though they share
 the DDS domain that ``make test`` chose. The harness is shut down after each test and the test
-fails if it leaves a thread running.
+fails if it leaves a thread running. Tests of the running suite start it with ``start_suite``
+(a :class:`robot_sm.running_suite.RunningSuite` in the harness's context and namespace), or
+``start_scripted`` and ``suite`` for the suite without a robot (navigation is the test package's
+``ScriptedNavigation``).
 
 Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
 temporary folder for the whole session, inherited by every node process a test starts: tests
@@ -18,10 +21,12 @@ import shutil
 import sys
 import tempfile
 import threading
-from typing import Iterator
+from typing import Any, Dict, Iterator, List, Optional
 
+from operator_suite import scripted, StartSuite
 import pytest
 
+from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness
 from robot_sm.two_host_rig import TwoHostRig
 from robot_sm.two_host_rig import unavailable_reason as two_host_rig_unavailable_reason
@@ -60,6 +65,38 @@ def ros() -> Iterator[RosHarness]:
     leftover = [t for t in threading.enumerate()
                 if t not in before and t.is_alive() and not t.daemon]
     assert not leftover, f'threads left running: {leftover}'
+
+
+@pytest.fixture
+def start_suite(ros: RosHarness) -> Iterator[StartSuite]:
+    """Start the suite in the test's context and namespace (RunningSuite's keywords)."""
+    started: List[RunningSuite] = []
+
+    def start(**options: Any) -> RunningSuite:
+        suite = RunningSuite(namespace=ros.namespace, context=ros.context, **options)
+        started.append(suite)
+        return suite
+
+    try:
+        yield start
+    finally:
+        for suite in reversed(started):
+            suite.close()
+
+
+@pytest.fixture
+def start_scripted(start_suite: StartSuite) -> StartSuite:
+    """Start the suite with ScriptedNavigation; the argument: state interface parameters."""
+    def start(state_interface: Optional[Dict[str, Any]] = None, **options: Any) -> RunningSuite:
+        return start_suite(parameters=scripted(state_interface), **options)
+
+    return start
+
+
+@pytest.fixture
+def suite(start_scripted: StartSuite) -> RunningSuite:
+    """Start the suite with ScriptedNavigation (4 ticks a goal), no robot."""
+    return start_scripted()
 
 
 @pytest.fixture(scope='module')

@@ -1,12 +1,12 @@
 """
-The suite as an operator meets it, for the CLI and control panel tests.
+The suite as the node tests run it, and ``robot-sm`` run as an operator runs it.
 
-:class:`OperatorSuite` runs the mux, the service provider and the state interface in the test
-process (navigation is the test package's ``ScriptedNavigation``: it pretends to drive for a
-number of ticks) and records what they publish. Where a test needs the robot's pose it starts the
-simulated robot, and the service provider takes the pose as ``config/sim.yaml`` tells it to.
-:func:`run_cli` runs ``robot-sm`` as a child process, the way an operator runs it, against the
-suite's namespace.
+:func:`scripted` gives the parameters of the suite without a robot: navigation is the test
+package's ``ScriptedNavigation`` (it pretends to drive for a number of ticks), the service
+provider takes the pose as ``config/sim.yaml`` tells it to, for the tests that add the simulated
+robot with :func:`start_robot`; the ``start_scripted`` and ``suite`` fixtures (``conftest.py``)
+start that suite. :func:`run_cli` runs ``robot-sm`` as a child process, the way an operator runs
+it, against the suite's namespace.
 """
 
 import os
@@ -14,19 +14,13 @@ import pathlib
 import shutil
 import subprocess
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence
+import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from geometry_msgs.msg import Point, Pose, Quaternion
-from robot_sm import qos
 from robot_sm.bringup import load_parameter_file, parameters_for
-from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.robot_sim import RobotSim
-from robot_sm.nodes.service_provider import ServiceProvider
-from robot_sm.nodes.state_interface import StateInterface
-from robot_sm.testing import Recorder, RosHarness, wait_until
-from robot_sm_msgs.msg import OperationMode, WaypointArray
-from robot_sm_msgs.srv import AddWaypoint, GetRobotPose, GetWaypoints
-from std_msgs.msg import Bool, String
+from robot_sm.running_suite import RunningSuite
+from robot_sm.testing import RosHarness, wait_until
 
 WAIT = 10.0
 #: Routines the service provider accepts in these tests (``Scripted`` is the test package's).
@@ -34,97 +28,42 @@ ROUTINES = ['Wait', 'Scripted']
 #: The test package of plugin states, installed the way robot packages are.
 TEST_PLUGINS = pathlib.Path(__file__).parent / 'fixtures' / 'plugins'
 SIM_CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'sim.yaml'
+#: The type of the ``start_suite`` and ``start_scripted`` fixtures.
+StartSuite = Callable[..., RunningSuite]
 
 
-def sim_pose_parameters() -> Dict[str, Any]:
-    """Return how ``config/sim.yaml`` has the service provider take the simulated robot's pose."""
-    values = parameters_for('service_provider', [load_parameter_file(SIM_CONFIG)])
-    return {name: value for name, value in values.items() if name.startswith('pose_')}
+def scripted(state_interface: Optional[Mapping[str, Any]] = None) -> Dict[str, Dict[str, Any]]:
+    """Return the parameters of the suite with ScriptedNavigation, ``state_interface`` over."""
+    pose = {name: value for name, value in parameters_for(
+        'service_provider', [load_parameter_file(SIM_CONFIG)]).items()
+        if name.startswith('pose_')}
+    return {
+        'service_provider': {'waypoints_file': '', 'waypoint_routines': ROUTINES, **pose},
+        'state_interface': {'navigation_plugin': 'ScriptedNavigation',
+                            'ScriptedNavigation.drive_ticks': 4,
+                            'CalculateGoal.map_timeout': 60.0, **(state_interface or {})},
+    }
 
 
-class OperatorSuite:
-    """The mux, the service provider and the state interface, with the probe recording."""
+def start_robot(ros: RosHarness, suite: RunningSuite, x: float, y: float,
+                yaw: float = 0.0) -> None:
+    """Start the simulated robot at ``(x, y, yaw)``; wait until the suite knows its pose."""
+    ros.start_node(RobotSim, {'world': 'office', 'start_x': x, 'start_y': y, 'start_yaw': yaw})
 
-    def __init__(self, ros: RosHarness, state_parameters: Optional[Dict[str, Any]] = None,
-                 start_nodes: bool = True) -> None:
-        self.ros = ros
-        self.states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
-        self.modes: Recorder[OperationMode] = ros.record(
-            OperationMode, 'robot_sm/operation_mode', qos.STATE)
-        self.lists: Recorder[WaypointArray] = ros.record(
-            WaypointArray, 'robot_sm/waypoints', qos.STATE)
-        self.reverse: Recorder[Bool] = ros.record(Bool, 'robot_sm/reverse_mode', qos.STATE)
-        self.exploration: Recorder[Bool] = ros.record(Bool, 'robot_sm/exploration_mode',
-                                                      qos.STATE)
-        if not start_nodes:
-            return
-        ros.start_node(RobotControlMux)
-        ros.start_node(ServiceProvider, {'waypoints_file': '', 'waypoint_routines': ROUTINES,
-                                         **sim_pose_parameters()})
-        parameters: Dict[str, Any] = {'navigation_plugin': 'ScriptedNavigation',
-                                      'ScriptedNavigation.drive_ticks': 4,
-                                      'CalculateGoal.map_timeout': 60.0}
-        parameters.update(state_parameters or {})
-        ros.start_node(StateInterface, parameters)
-        self.wait_state('Idle')
+    def known() -> bool:
+        pose = suite.client.robot_pose()
+        return pose.success and abs(pose.data[0] - x) < 1e-9 and abs(pose.data[1] - y) < 1e-9
 
-    @property
-    def state(self) -> str:
-        """Return the newest state name, or ''."""
-        last = self.states.last
-        return last.data if last is not None else ''
+    if not wait_until(known, WAIT, interval=0.05):
+        raise TimeoutError('the service provider did not take the robot pose')
 
-    def wait_state(self, predicate: 'str | Callable[[str], bool]', after: float = 0.0,
-                   timeout: float = WAIT) -> str:
-        """Wait for a state named ``predicate`` (or satisfying it); return its name."""
-        check = predicate if callable(predicate) else (lambda name: name == predicate)
-        return self.states.wait_for(lambda m: check(m.data), timeout=timeout, after=after).data
 
-    def wait_current_state(self, name: str, timeout: float = WAIT) -> None:
-        """Wait until the newest state is ``name``."""
-        if not wait_until(lambda: self.state == name, timeout):
-            raise TimeoutError(f'state is {self.state!r}, not {name!r}, after {timeout} s')
-
-    def wait_mode(self, predicate: Callable[[OperationMode], bool],
-                  timeout: float = WAIT) -> OperationMode:
-        """Wait until the newest operation mode satisfies ``predicate``; return it."""
-        if not wait_until(lambda: self.modes.last is not None and predicate(self.modes.last),
-                          timeout):
-            raise TimeoutError(f'operation mode is {self.modes.last}, after {timeout} s')
-        return self.modes.last
-
-    def wait_list(self, predicate: Callable[[WaypointArray], bool],
-                  timeout: float = WAIT) -> WaypointArray:
-        """Wait until the newest waypoint list satisfies ``predicate``; return it."""
-        if not wait_until(lambda: self.lists.last is not None and predicate(self.lists.last),
-                          timeout):
-            raise TimeoutError(f'waypoint list is {self.lists.last}, after {timeout} s')
-        return self.lists.last
-
-    def waypoints(self) -> WaypointArray:
-        """Return the list the service provider holds (asked by service)."""
-        return self.ros.call(GetWaypoints, 'robot_sm/get_waypoints').waypoint_array
-
-    def add_waypoint(self, x: float, y: float, routine: str = '') -> None:
-        """Append a waypoint through the service."""
-        request = AddWaypoint.Request(position=-1)
-        request.waypoint.pose = Pose(position=Point(x=x, y=y), orientation=Quaternion(w=1.0))
-        request.waypoint.routine = routine
-        response = self.ros.call(AddWaypoint, 'robot_sm/add_waypoint', request)
-        assert response.success, response.message
-
-    def start_robot(self, x: float, y: float, yaw: float = 0.0) -> None:
-        """Start the simulated robot at ``(x, y, yaw)``; wait until the suite knows its pose."""
-        self.ros.start_node(RobotSim, {'world': 'office', 'start_x': x, 'start_y': y,
-                                       'start_yaw': yaw})
-
-        def known() -> bool:
-            response = self.ros.call(GetRobotPose, 'robot_sm/get_robot_pose')
-            return bool(response.success) and abs(response.pose.position.x - x) < 1e-9 \
-                and abs(response.pose.position.y - y) < 1e-9
-
-        if not wait_until(known, WAIT, interval=0.05):
-            raise TimeoutError('the service provider did not take the robot pose')
+def estop(suite: RunningSuite, engaged: bool) -> float:
+    """Engage or release the e-stop; return when the call was made."""
+    called = time.monotonic()
+    result = suite.client.set_emergency_stop(engaged)
+    assert result.success, result.message
+    return called
 
 
 def cli_command() -> List[str]:

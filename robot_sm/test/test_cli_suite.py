@@ -16,15 +16,16 @@ import shutil
 import signal
 import subprocess
 import time
-from typing import Iterator, List, Sequence
+from typing import List, Sequence
 
 from geometry_msgs.msg import PoseStamped
 from operator_suite import (
     cli_command,
     describe,
-    OperatorSuite,
     run_cli,
     run_cli_together,
+    start_robot,
+    StartSuite,
     TEST_PLUGINS,
     WAIT,
 )
@@ -32,52 +33,55 @@ import pytest
 from robot_sm import qos
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
+from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
-from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import GetNavigationGoal, WaypointVisited
-from std_srvs.srv import SetBool
+from std_msgs.msg import Bool
 
 
 @pytest.fixture
-def suite(ros: RosHarness) -> Iterator[OperatorSuite]:
-    yield OperatorSuite(ros)
+def slow(start_scripted: StartSuite) -> RunningSuite:
+    """Navigation "drives" for 10 s: an activity still runs when it is stopped."""
+    return start_scripted({'ScriptedNavigation.drive_ticks': 200})
 
 
-def cli(suite: OperatorSuite, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess:
-    return run_cli(suite.ros.namespace, *args, timeout=timeout)
+def cli(suite: RunningSuite, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess:
+    return run_cli(suite.namespace, *args, timeout=timeout)
 
 
-def ok(suite: OperatorSuite, *args: str) -> subprocess.CompletedProcess:
+def ok(suite: RunningSuite, *args: str) -> subprocess.CompletedProcess:
     result = cli(suite, *args)
     assert result.returncode == 0, describe(result)
     return result
 
 
-def refused(suite: OperatorSuite, *args: str) -> subprocess.CompletedProcess:
+def refused(suite: RunningSuite, *args: str) -> subprocess.CompletedProcess:
     result = cli(suite, *args)
     assert result.returncode == 1, describe(result)
     return result
 
 
-def together(suite: OperatorSuite, *commands: Sequence[str],
+def together(suite: RunningSuite, *commands: Sequence[str],
              timeout: float = 5.0) -> List[subprocess.CompletedProcess]:
-    return run_cli_together(suite.ros.namespace, *commands, timeout=timeout)
+    return run_cli_together(suite.namespace, *commands, timeout=timeout)
 
 
-def last_outcome(suite: OperatorSuite) -> str:
+def last_outcome(suite: RunningSuite) -> str:
     """Return how ``robot-sm status`` says the last activity ended."""
     return json.loads(ok(suite, '--json', 'status').stdout)['outcome']
 
 
-def poses(array: WaypointArray) -> list:
-    return [(round(w.pose.position.x, 6), round(w.pose.position.y, 6), w.routine)
-            for w in array.waypoints]
+def poses(suite: RunningSuite) -> list:
+    """Return the waypoint list the service provider holds: x, y and routine."""
+    return [(round(w.x, 6), round(w.y, 6), w.routine)
+            for w in suite.client.waypoints().data['waypoints']]
 
 
 def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
-        suite: OperatorSuite) -> None:
-    suite.add_waypoint(1.0, 2.0, 'Wait')
-    suite.start_robot(0.75, 1.25, math.pi / 2)
+        ros: RosHarness, suite: RunningSuite) -> None:
+    assert suite.client.add_waypoint(1.0, 2.0, routine='Wait').success
+    start_robot(ros, suite, 0.75, 1.25, math.pi / 2)
     text_result, json_result = together(suite, ['status'], ['--json', 'status'])
     assert text_result.returncode == json_result.returncode == 0, describe(text_result)
     text = text_result.stdout
@@ -100,11 +104,11 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
         1.0, 2.0, 'Wait', False)
 
 
-def test_status_watch_refreshes_until_ctrl_c(suite: OperatorSuite) -> None:
-    watch = suite.ros.start_process(
-        cli_command() + ['--namespace', suite.ros.namespace, 'status', '--watch'])
+def test_status_watch_refreshes_until_ctrl_c(ros: RosHarness, suite: RunningSuite) -> None:
+    watch = ros.start_process(cli_command() + ['--namespace', suite.namespace, 'status',
+                                               '--watch'])
     assert wait_until(lambda: 'e-stop released' in watch.output, WAIT), watch.output
-    suite.ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True))
+    assert suite.client.set_emergency_stop(True).success
     # The next refresh (once a second) shows the e-stop and the state it caused.
     assert wait_until(lambda: 'e-stop ENGAGED' in watch.output
                       and 'state      Emergency Stop' in watch.output, WAIT), watch.output
@@ -112,46 +116,44 @@ def test_status_watch_refreshes_until_ctrl_c(suite: OperatorSuite) -> None:
     assert watch.wait(WAIT) == 0, watch.output
 
 
-def test_estop_on_and_off_reach_the_mux_and_the_state_machine(suite: OperatorSuite) -> None:
+def test_estop_on_and_off_reach_the_mux_and_the_state_machine(suite: RunningSuite) -> None:
     ok(suite, 'estop', 'on')
-    suite.wait_mode(lambda m: m.emergency_stop)
-    suite.wait_current_state('Emergency Stop')
+    suite.client.wait_for_mode(emergency_stop=True)
+    suite.client.wait_for_state('Emergency Stop')
     # Under e-stop the suite refuses; the CLI prints why and exits with 1.
     mode, follow = together(suite, ['mode', 'autonomy'], ['follow', 'start'])
     assert mode.returncode == 1 and 'robot_sm/emergency_stop' in mode.stdout, describe(mode)
     assert (follow.returncode, follow.stdout.strip()) == (1, 'Emergency Stop'), describe(follow)
     ok(suite, 'estop', 'off')
-    mode = suite.wait_mode(lambda m: not m.emergency_stop)
-    assert mode.mode == OperationMode.STOPPED
-    suite.wait_current_state('Idle')
+    assert suite.client.wait_for_mode(emergency_stop=False).mode == 'stopped'
+    suite.client.wait_for_state('Idle')
 
 
-def test_mode_selects_autonomy_teleop_and_stopped(suite: OperatorSuite) -> None:
+def test_mode_selects_autonomy_teleop_and_stopped(suite: RunningSuite) -> None:
     answer = json.loads(ok(suite, '--json', 'mode', 'autonomy').stdout)
     assert answer['success'] is True and answer['message']
-    suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    suite.client.wait_for_mode('autonomy')
     ok(suite, 'mode', 'teleop')
     suite.modes.wait_for(lambda m: m.mode == OperationMode.TELEOPERATION, timeout=WAIT)
     suite.wait_state('Teleoperation')
     ok(suite, 'mode', 'stopped')
-    suite.wait_mode(lambda m: m.mode == OperationMode.STOPPED)
-    suite.wait_current_state('Idle')
+    suite.client.wait_for_mode('stopped')
+    suite.client.wait_for_state('Idle')
 
 
-def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
+def test_waypoint_commands_edit_the_list(ros: RosHarness, suite: RunningSuite) -> None:
     # Appending and inserting at the front give the same list in either order.
     plain, added = together(suite, ['waypoint', 'add', '1', '2'],
                             ['--json', 'waypoint', 'add', '3', '4', '1.5708', '--routine', 'Wait',
                              '--at', '0'])
     assert plain.returncode == added.returncode == 0, describe(plain) + describe(added)
     added_id = json.loads(added.stdout)['data']
-    array = suite.waypoints()
-    assert poses(array) == [(3.0, 4.0, 'Wait'), (1.0, 2.0, '')]
-    assert array.waypoints[0].id == added_id
+    assert poses(suite) == [(3.0, 4.0, 'Wait'), (1.0, 2.0, '')]
+    assert suite.client.waypoints().data['waypoints'][0].waypoint_id == added_id
 
-    suite.start_robot(0.75, 1.25, math.pi / 2)
+    start_robot(ros, suite, 0.75, 1.25, math.pi / 2)
     ok(suite, 'waypoint', 'here', '--routine', 'Scripted')
-    assert poses(suite.waypoints())[2] == (0.75, 1.25, 'Scripted')
+    assert poses(suite)[2] == (0.75, 1.25, 'Scripted')
 
     listing, as_json, routines = together(suite, ['waypoint', 'list'],
                                           ['--json', 'waypoint', 'list'],
@@ -168,20 +170,19 @@ def test_waypoint_commands_edit_the_list(suite: OperatorSuite) -> None:
     for result in together(suite, ['waypoint', 'move', '1', '5', '6', '0.5'],
                            ['waypoint', 'routine', '1', 'Wait']):
         assert result.returncode == 0, describe(result)
-    moved = suite.waypoints().waypoints[1]
-    assert (moved.pose.position.x, moved.pose.position.y, moved.routine) == (5.0, 6.0, 'Wait')
+    moved = suite.client.waypoints().data['waypoints'][1]
+    assert (moved.x, moved.y, moved.routine) == (5.0, 6.0, 'Wait')
 
-    assert suite.ros.call(WaypointVisited, 'robot_sm/waypoint_visited',
-                          WaypointVisited.Request(position=2)).success
+    assert suite.client.call(WaypointVisited, 'robot_sm/waypoint_visited',
+                             WaypointVisited.Request(position=2)).success
     for result in together(suite, ['waypoint', 'remove', '0'], ['waypoint', 'reset']):
         assert result.returncode == 0, describe(result)
-    array = suite.waypoints()
-    assert poses(array) == [(5.0, 6.0, 'Wait'), (0.75, 1.25, 'Scripted')]
-    assert not any(w.visited for w in array.waypoints)
+    assert poses(suite) == [(5.0, 6.0, 'Wait'), (0.75, 1.25, 'Scripted')]
+    assert not any(w.visited for w in suite.client.waypoints().data['waypoints'])
 
 
-def test_what_the_suite_refuses_exits_with_1_and_prints_why(suite: OperatorSuite) -> None:
-    suite.add_waypoint(1.0, 2.0)
+def test_what_the_suite_refuses_exits_with_1_and_prints_why(suite: RunningSuite) -> None:
+    assert suite.client.add_waypoint(1.0, 2.0).success
     commands = {
         ('follow', 'stop'): 'Waypoint following not running',
         ('explore', 'stop'): 'Exploration not running',
@@ -193,79 +194,79 @@ def test_what_the_suite_refuses_exits_with_1_and_prints_why(suite: OperatorSuite
     for why, result in zip(commands.values(), together(suite, *commands)):
         assert result.returncode == 1, describe(result)
         assert why in result.stdout, describe(result)
-    assert poses(suite.waypoints()) == [(1.0, 2.0, '')]
+    assert poses(suite) == [(1.0, 2.0, '')]
     assert suite.state == 'Idle'
 
 
-def test_follow_start_applies_mode_and_direction_then_stop(ros: RosHarness) -> None:
-    # Navigation "drives" for 10 s, so the following is still running when it is stopped.
-    suite = OperatorSuite(ros, {'ScriptedNavigation.drive_ticks': 200})
-    suite.add_waypoint(1.0, 0.0)
-    suite.add_waypoint(2.0, 0.0)
+def test_follow_start_applies_mode_and_direction_then_stop(slow: RunningSuite) -> None:
+    suite = slow
+    suite.client.add_waypoint(1.0, 0.0)
+    suite.client.add_waypoint(2.0, 0.0)
     assert ok(suite, 'follow', 'start', '--mode', 'patrol', '--reverse').stdout.strip() == \
         'Waypoint following started'
     suite.wait_state('W: Navigation')
-    array = suite.waypoints()
-    assert (array.mode, array.reverse) == (WaypointArray.PATROL, True)
+    listed = suite.client.waypoints().data
+    assert (listed['mode'], listed['reverse']) == ('patrol', True)
     # Reversed: the highest index is driven to first.
-    goal = ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
+    goal = suite.client.call(GetNavigationGoal, 'robot_sm/get_navigation_goal')
     assert goal.waypoint_position == 1
     assert ok(suite, 'follow', 'stop').stdout.strip() == 'Waypoint following stopped'
-    suite.wait_current_state('Idle')
+    suite.client.wait_for_state('Idle')
     assert last_outcome(suite) == 'W: Navigation: Waypoint following stopped'
 
     # A refused start leaves the mode and direction as they were.
-    ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=True))
-    suite.wait_current_state('Emergency Stop')
+    assert suite.client.set_emergency_stop(True).success
+    suite.client.wait_for_state('Emergency Stop')
     assert refused(suite, 'follow', 'start', '--mode', 'single').stdout.strip() == \
         'Emergency Stop'
-    array = suite.waypoints()
-    assert (array.mode, array.reverse) == (WaypointArray.PATROL, True)
+    listed = suite.client.waypoints().data
+    assert (listed['mode'], listed['reverse']) == ('patrol', True)
 
 
-def test_explore_start_sets_finish_or_interrupt_then_stop(suite: OperatorSuite) -> None:
+def test_explore_start_sets_finish_or_interrupt_then_stop(suite: RunningSuite) -> None:
     # No map is published: Calculate Goal waits for one (60 s), so exploration keeps running.
+    exploration = suite.record(Bool, 'robot_sm/exploration_mode')
     assert ok(suite, 'explore', 'start', '--finish').stdout.strip() == 'Exploration started'
-    suite.exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
+    exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
     suite.wait_state(lambda name: name.startswith('E: '))
     assert ok(suite, 'explore', 'stop').stdout.strip() == 'Exploration stopped'
-    suite.wait_current_state('Idle')
+    suite.client.wait_for_state('Idle')
     assert last_outcome(suite) == 'E: Calculate Goal: Exploration stopped'
     started = time.monotonic()
     ok(suite, 'explore', 'start', '--interrupt')
-    suite.exploration.wait_for(lambda m: m.data is True, timeout=WAIT, after=started)
+    exploration.wait_for(lambda m: m.data is True, timeout=WAIT, after=started)
     suite.wait_state('E: Calculate Goal', after=started)
 
 
-def test_goal_drives_to_a_simple_goal_and_cancel_stops_it(ros: RosHarness) -> None:
-    suite = OperatorSuite(ros, {'ScriptedNavigation.drive_ticks': 200})
-    sent = ros.record(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+def test_goal_drives_to_a_simple_goal_and_cancel_stops_it(slow: RunningSuite) -> None:
+    suite = slow
+    sent = suite.record(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
     assert ok(suite, 'goal', '2', '3', '1.5708').stdout.strip() == 'goal (2, 3, yaw 1.5708) sent'
     goal = sent.wait_for(timeout=WAIT)
     assert (goal.header.frame_id, goal.pose.position.x, goal.pose.position.y) == ('map', 2.0,
                                                                                   3.0)
-    suite.wait_current_state('G: Navigation')
+    suite.client.wait_for_state('G: Navigation')
     assert ok(suite, 'goal', 'cancel').stdout.strip() == 'Simple goal stopped'
-    suite.wait_current_state('Idle')
+    suite.client.wait_for_state('Idle')
     assert last_outcome(suite) == 'G: Navigation: Simple goal stopped'
 
 
-def test_reverse_on_off(suite: OperatorSuite) -> None:
+def test_reverse_on_off(suite: RunningSuite) -> None:
+    reverse = suite.record(Bool, 'robot_sm/reverse_mode')
     ok(suite, 'reverse', 'on')
-    suite.reverse.wait_for(lambda m: m.data is True, timeout=WAIT)
+    reverse.wait_for(lambda m: m.data is True, timeout=WAIT)
     ok(suite, 'reverse', 'off')
-    assert wait_until(lambda: suite.reverse.last.data is False, WAIT)
+    reverse.wait_last(lambda m: m.data is False, WAIT)
 
 
 def test_a_missing_part_of_the_suite_is_named_and_exits_with_2(ros: RosHarness) -> None:
     # The mux and the service provider run, the state interface does not.
     ros.start_node(RobotControlMux)
     ros.start_node(ServiceProvider, {'waypoints_file': ''})
-    suite = OperatorSuite(ros, start_nodes=False)
     commands = {'robot_sm/simple_goal': ['goal', '1', '2'],
                 'robot_sm/start_stop_waypoint_following': ['follow', 'stop'],
                 'robot_sm/state_info': ['status']}
-    results = together(suite, *commands.values(), timeout=0.5)
+    results = run_cli_together(ros.namespace, *commands.values(), timeout=0.5)
     for missing, result in zip(commands, results):
         assert result.returncode == 2, describe(result)
         assert f'{ros.namespace}/{missing}' in result.stderr, describe(result)
@@ -285,20 +286,20 @@ def test_plugins_lists_installed_states_without_importing_them() -> None:
     assert lines['MissingModule'] == ['state', 'robot_sm_test_plugins.does_not_exist:Anything']
 
 
-def test_ros2_robot_sm_is_robot_sm_as_a_ros2_command(suite: OperatorSuite) -> None:
+def test_ros2_robot_sm_is_robot_sm_as_a_ros2_command(suite: RunningSuite) -> None:
     # ros2cli finds the command through its entry point and runs it as one of its own.
     [entry_point] = [e for e in importlib.metadata.entry_points(group='ros2cli.command')
                      if e.name == 'robot_sm']
     command = entry_point.load()()
     parser = argparse.ArgumentParser(prog='ros2 robot_sm')
     command.add_arguments(parser, 'ros2 robot_sm')
-    args = parser.parse_args(['--namespace', suite.ros.namespace, 'estop', 'on'])
+    args = parser.parse_args(['--namespace', suite.namespace, 'estop', 'on'])
     assert command.main(parser=parser, args=args) == 0
-    suite.wait_current_state('Emergency Stop')
+    suite.client.wait_for_state('Emergency Stop')
     if shutil.which('ros2') is None:
         pytest.skip('ros2cli is not installed (no wheels exist; a ROS 2 install has it): '
                     'the ros2 command itself is not run')
-    result = subprocess.run(['ros2', 'robot_sm', '--namespace', suite.ros.namespace, '--json',
+    result = subprocess.run(['ros2', 'robot_sm', '--namespace', suite.namespace, '--json',
                              'status'], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, describe(result)
     assert json.loads(result.stdout)['state'] == 'Emergency Stop'
@@ -314,7 +315,7 @@ def readme_topic_echoes() -> List[str]:
     return re.findall(r'`(ros2 topic echo [^`]*)`', README.read_text())
 
 
-def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: OperatorSuite) -> None:
+def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: RunningSuite) -> None:
     echoes = readme_topic_echoes()
     assert echoes
     for line in echoes:
@@ -325,7 +326,7 @@ def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: OperatorSuit
         pytest.skip('ros2cli is not installed (no wheels exist; a ROS 2 install has it): the '
                     'lines are not run')
     for line in echoes:
-        argv = [f'{suite.ros.namespace}/{word}' if word.startswith('robot_sm/') else word
+        argv = [f'{suite.namespace}/{word}' if word.startswith('robot_sm/') else word
                 for word in line.split()]
         argv.insert(3, '--no-daemon')  # leave no ros2 daemon behind in the test's domain
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)

@@ -10,20 +10,13 @@ showed at that moment.
 import importlib
 import os
 import pathlib
-from typing import Any, Dict, List
+from typing import Any, List
 
-from operator_suite import OperatorSuite, WAIT
+from operator_suite import StartSuite, WAIT
 import pytest
 from robot_sm.api import SuiteClient
-from robot_sm.bringup import (
-    load_parameter_file,
-    parameters_for,
-    shipped_parameter_files,
-    SIMULATION,
-    SUITE,
-)
-from robot_sm.testing import RosHarness, wait_until
-from robot_sm_msgs.msg import OperationMode
+from robot_sm.bringup import shipped_parameter_files
+from robot_sm.testing import wait_until
 
 os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
 qt = pytest.importorskip('robot_sm.rqt.qt')
@@ -36,34 +29,22 @@ OUTPUT = pathlib.Path(__file__).resolve().parents[1] / 'test-output'
 WAYPOINTS = [(1.7, 1.0, ''), (-4.0, -4.0, ''), (4.0, 4.6, 'Wait'), (6.6, 1.4, '')]
 
 
-def start_simulated_suite(ros: RosHarness) -> None:
-    """Start the suite and the simulation with the shipped parameter files, as the demo does."""
-    files = [load_parameter_file(path) for path in shipped_parameter_files(sim=True)]
-    overrides: Dict[str, Dict[str, Any]] = {
-        'state_interface': {'Navigation.max_linear_speed': 0.45},
-    }
-    for spec in list(SUITE) + list(SIMULATION):
-        values = parameters_for(spec.executable, files,
-                                {**spec.parameters, **overrides.get(spec.executable, {})},
-                                namespace=ros.namespace)
-        ros.start_node(spec.load_class(), values)
-
-
 def statuses(table: Any) -> List[str]:
     return [table.item(row, 5).text() for row in range(table.rowCount())
             if table.item(row, 5) is not None]
 
 
-def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(ros: RosHarness) -> None:
+def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(
+        start_suite: StartSuite) -> None:
     from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
-    suite = OperatorSuite(ros, start_nodes=False)
-    start_simulated_suite(ros)
-    suite.wait_state('Idle', timeout=30.0)
+    # The suite and the simulation with the shipped parameter files, as the demo runs them.
+    suite = start_suite(world='office', parameter_files=shipped_parameter_files(sim=True),
+                        parameters={'state_interface': {'Navigation.max_linear_speed': 0.45}})
     for x, y, routine in WAYPOINTS:
-        suite.add_waypoint(x, y, routine)
+        assert suite.client.add_waypoint(x, y, routine=routine).success
 
-    client = SuiteClient(namespace=ros.namespace, timeout=5.0, context=ros.context)
+    client = SuiteClient(namespace=suite.namespace, timeout=5.0, context=suite.context)
     panel = ControlPanel(PanelBackend(client), refresh_hz=20.0)
     try:
         panel.resize(560, 700)
@@ -81,7 +62,7 @@ def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(ros: RosHarne
               and len(statuses(panel.table)) == len(WAYPOINTS) and panel.routine_box.count() > 1)
         QTest.mouseClick(panel.mode_buttons['autonomy'], QtCore.Qt.LeftButton,
                          QtCore.Qt.NoModifier, QtCore.QPoint(8, 8))
-        suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+        suite.client.wait_for_mode('autonomy')
         QTest.mouseClick(panel.following_button, QtCore.Qt.LeftButton)
         suite.wait_state('W: Navigation')
 

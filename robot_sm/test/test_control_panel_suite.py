@@ -11,14 +11,21 @@ import os
 import time
 from typing import Any, Callable, Iterator, List
 
-from geometry_msgs.msg import PoseStamped
-from operator_suite import describe, OperatorSuite, run_cli, run_cli_together, WAIT
+from operator_suite import (
+    describe,
+    run_cli,
+    run_cli_together,
+    start_robot,
+    StartSuite,
+    WAIT,
+)
 import pytest
-from robot_sm import qos
 from robot_sm.api import SuiteClient
+from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import WaypointVisited
+from std_msgs.msg import Bool
 
 os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
 qt = pytest.importorskip('robot_sm.rqt.qt')
@@ -49,12 +56,11 @@ def qt_warnings(app: Any) -> Iterator[List[str]]:
 class Operator:
     """A panel on the screen and the hands that use it."""
 
-    def __init__(self, app: Any, suite: OperatorSuite) -> None:
+    def __init__(self, app: Any, suite: RunningSuite) -> None:
         from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
         self.app = app
         self.suite = suite
-        self.client = SuiteClient(namespace=suite.ros.namespace, timeout=5.0,
-                                  context=suite.ros.context)
+        self.client = SuiteClient(namespace=suite.namespace, timeout=5.0, context=suite.context)
         self.panel = ControlPanel(PanelBackend(self.client), refresh_hz=20.0)
         self.panel.resize(520, 720)
         self.panel.show()
@@ -117,9 +123,8 @@ class Operator:
 
 
 @pytest.fixture
-def operator(app: Any, ros: RosHarness, request: Any) -> Iterator[Operator]:
-    parameters = getattr(request, 'param', None)
-    hands = Operator(app, OperatorSuite(ros, parameters))
+def operator(app: Any, start_scripted: StartSuite, request: Any) -> Iterator[Operator]:
+    hands = Operator(app, start_scripted(getattr(request, 'param', None)))
     try:
         yield hands
     finally:
@@ -136,7 +141,7 @@ def test_software_stop_and_mode_buttons_drive_the_mux_and_show_its_state(
     operator.until(lambda: panel.mode_buttons['stopped'].isChecked())
 
     operator.click(panel.mode_buttons['autonomy'])
-    suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    suite.client.wait_for_mode('autonomy')
     operator.until(lambda: panel.mode_buttons['autonomy'].isChecked())
 
     operator.click(panel.mode_buttons['teleop'])
@@ -144,12 +149,12 @@ def test_software_stop_and_mode_buttons_drive_the_mux_and_show_its_state(
     suite.wait_state('Teleoperation')
     # Nobody drives: the mux falls back to STOPPED after its idle time, and the panel shows
     # what the mux reports, not what was clicked.
-    suite.wait_mode(lambda m: m.mode == OperationMode.STOPPED)
+    suite.client.wait_for_mode('stopped')
     operator.until(lambda: panel.mode_buttons['stopped'].isChecked()
                    and panel.state_label.text() == 'Current state: Idle')
 
     operator.click(panel.estop_button)
-    suite.wait_mode(lambda m: m.emergency_stop)
+    suite.client.wait_for_mode(emergency_stop=True)
     # The call ran on a worker thread; no widget changes until the GUI thread handles events.
     assert panel.estop_button.text() == 'Software Stop'
     operator.until(lambda: panel.estop_button.text() == 'Release Software Stop'
@@ -159,22 +164,21 @@ def test_software_stop_and_mode_buttons_drive_the_mux_and_show_its_state(
     assert not any(button.isEnabled() for button in panel.mode_buttons.values())
 
     operator.click(panel.estop_button)
-    mode = suite.wait_mode(lambda m: not m.emergency_stop)
-    assert mode.mode == OperationMode.STOPPED
+    assert suite.client.wait_for_mode(emergency_stop=False).mode == 'stopped'
     operator.until(lambda: panel.estop_button.text() == 'Software Stop'
                    and panel.state_label.text() == 'Current state: Idle')
     assert not panel.estop_button.isChecked()
     assert panel.mode_buttons['autonomy'].isEnabled()
 
     operator.click(panel.mode_buttons['autonomy'])
-    suite.wait_mode(lambda m: m.mode == OperationMode.AUTONOMOUS)
+    suite.client.wait_for_mode('autonomy')
     operator.click(panel.mode_buttons['stopped'])
-    suite.wait_mode(lambda m: m.mode == OperationMode.STOPPED)
+    suite.client.wait_for_mode('stopped')
     assert not [m for m in qt_warnings if 'thread' in m.lower()], qt_warnings
 
 
 def test_the_panel_shows_changes_made_from_the_command_line(operator: Operator) -> None:
-    panel, namespace = operator.panel, operator.suite.ros.namespace
+    panel, namespace = operator.panel, operator.suite.namespace
     results = run_cli_together(namespace, ['estop', 'on'], ['reverse', 'on'],
                                ['waypoint', 'add', '1.5', '-2', '--routine', 'Wait'])
     for result in results:
@@ -206,8 +210,9 @@ def test_exploration_start_applies_finish_or_interrupt_and_stop(operator: Operat
     operator.idle(0.3)
     assert panel.exploration_mode.currentText() == 'Finish'
 
+    exploration = suite.record(Bool, 'robot_sm/exploration_mode')
     operator.click(panel.exploration_button)
-    suite.exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
+    exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
     suite.wait_state(lambda name: name.startswith('E: '))
     operator.until(lambda: panel.exploration_button.text() == 'Stop'
                    and not panel.exploration_mode.isEnabled())
@@ -222,22 +227,23 @@ def test_exploration_start_applies_finish_or_interrupt_and_stop(operator: Operat
 
 @pytest.mark.parametrize('operator', [{'ScriptedNavigation.drive_ticks': 200}],
                          indirect=True)
-def test_waypoint_following_set_waypoint_start_stop_and_reset(operator: Operator) -> None:
+def test_waypoint_following_set_waypoint_start_stop_and_reset(ros: RosHarness,
+                                                              operator: Operator) -> None:
     panel, suite = operator.panel, operator.suite
     operator.until(lambda: panel.routine_box.count() == 3)  # None, Wait, Scripted
-    suite.start_robot(0.75, 1.25)
+    start_robot(ros, suite, 0.75, 1.25)
     operator.choose(panel.routine_box, 'Wait')
     operator.click(panel.set_waypoint_button)
-    suite.wait_list(lambda a: routes(a) == [(0.75, 1.25, 'Wait')])
+    suite.lists.wait_last(lambda a: routes(a) == [(0.75, 1.25, 'Wait')], WAIT)
     operator.until(lambda: operator.table_texts() == [['0', '0.75', '1.25', '0°', 'Wait',
                                                        'pending']])
-    suite.add_waypoint(2.0, 1.0)
+    assert suite.client.add_waypoint(2.0, 1.0).success
 
     operator.choose(panel.following_mode, 'Roundtrip')
     operator.click(panel.following_button)
     suite.wait_state('W: Navigation')
-    array = suite.waypoints()
-    assert (array.mode, array.reverse) == (WaypointArray.ROUNDTRIP, False)
+    listed = suite.client.waypoints().data
+    assert (listed['mode'], listed['reverse']) == ('roundtrip', False)
     operator.until(lambda: panel.following_button.text() == 'Stop'
                    and not panel.reset_button.isEnabled()
                    and not panel.following_mode.isEnabled())
@@ -247,11 +253,11 @@ def test_waypoint_following_set_waypoint_start_stop_and_reset(operator: Operator
                    and panel.following_button.text() == 'Start'
                    and panel.reset_button.isEnabled())
 
-    assert suite.ros.call(WaypointVisited, 'robot_sm/waypoint_visited',
-                          WaypointVisited.Request(position=1)).success
+    assert suite.client.call(WaypointVisited, 'robot_sm/waypoint_visited',
+                             WaypointVisited.Request(position=1)).success
     operator.until(lambda: [row[5] for row in operator.table_texts()] == ['pending', 'visited'])
     operator.click(panel.reset_button)
-    suite.wait_list(lambda a: not any(w.visited for w in a.waypoints))
+    suite.lists.wait_last(lambda a: not any(w.visited for w in a.waypoints), WAIT)
     operator.until(lambda: [row[5] for row in operator.table_texts()] == ['pending', 'pending'])
 
 
@@ -259,26 +265,22 @@ def test_waypoint_following_set_waypoint_start_stop_and_reset(operator: Operator
                          indirect=True)
 def test_reverse_driving_and_stop_2d_nav_goal(operator: Operator) -> None:
     panel, suite = operator.panel, operator.suite
+    reverse = suite.record(Bool, 'robot_sm/reverse_mode')
     operator.click(panel.reverse_box)
-    suite.reverse.wait_for(lambda m: m.data is True, timeout=WAIT)
+    reverse.wait_for(lambda m: m.data is True, timeout=WAIT)
     operator.until(lambda: panel.reverse_box.isChecked()
                    and panel.info_label.text().startswith('reverse driving:'))
     operator.click(panel.reverse_box)
-    assert wait_until(lambda: suite.reverse.last.data is False, WAIT)
+    reverse.wait_last(lambda m: m.data is False, WAIT)
     operator.until(lambda: not panel.reverse_box.isChecked())
 
-    goals = suite.ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-    suite.ros.wait_for_subscribers(goals)
-    goal = PoseStamped()
-    goal.header.frame_id = 'map'
-    goal.pose.position.x, goal.pose.orientation.w = 2.0, 1.0
-    goals.publish(goal)
+    assert suite.client.send_goal(2.0, 0.0).success
     operator.until(lambda: panel.state_label.text() == 'Current state: G: Navigation')
     # The test's own view must have seen it too, or its older 'Idle' would satisfy the wait
     # below while the stop is still pending (a second stop then still finds the goal).
-    suite.wait_current_state('G: Navigation')
+    suite.client.wait_for_state('G: Navigation')
     operator.click(panel.stop_goal_button)
-    suite.wait_current_state('Idle')
+    suite.client.wait_for_state('Idle')
     operator.until(lambda: panel.info_label.text() == 'stop goal: Simple goal stopped')
     operator.click(panel.stop_goal_button)
     operator.until(lambda: panel.info_label.text()
@@ -288,12 +290,12 @@ def test_reverse_driving_and_stop_2d_nav_goal(operator: Operator) -> None:
 def test_waypoint_table_edits_routines_reorders_and_deletes(operator: Operator) -> None:
     panel, suite = operator.panel, operator.suite
     for x in (1.0, 2.0, 3.0):
-        suite.add_waypoint(x, 0.0)
+        assert suite.client.add_waypoint(x, 0.0).success
     operator.until(lambda: len(operator.table_texts()) == 3)
 
     routine_box = panel.table.cellWidget(2, 4)
     operator.choose(routine_box, 'Wait')
-    suite.wait_list(lambda a: [w.routine for w in a.waypoints] == ['', '', 'Wait'])
+    suite.lists.wait_last(lambda a: [w.routine for w in a.waypoints] == ['', '', 'Wait'], WAIT)
 
     def select(row: int) -> None:
         rect = panel.table.visualItemRect(panel.table.item(row, 0))
@@ -302,16 +304,16 @@ def test_waypoint_table_edits_routines_reorders_and_deletes(operator: Operator) 
 
     select(2)
     operator.click(panel.up_button)
-    suite.wait_list(lambda a: routes(a) == [(1.0, 0.0, ''), (3.0, 0.0, 'Wait'),
-                                            (2.0, 0.0, '')])
+    suite.lists.wait_last(lambda a: routes(a) == [(1.0, 0.0, ''), (3.0, 0.0, 'Wait'),
+                                                  (2.0, 0.0, '')], WAIT)
     operator.until(lambda: [row[1] for row in operator.table_texts()] == ['1.00', '3.00',
                                                                           '2.00'])
     select(0)
     operator.click(panel.down_button)
-    suite.wait_list(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, ''),
-                                            (2.0, 0.0, '')])
+    suite.lists.wait_last(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, ''),
+                                                  (2.0, 0.0, '')], WAIT)
     select(2)
     operator.click(panel.delete_button)
-    suite.wait_list(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, '')])
+    suite.lists.wait_last(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, '')], WAIT)
     operator.until(lambda: [row[1:5] for row in operator.table_texts()] == [
         ['3.00', '0.00', '0°', 'Wait'], ['1.00', '0.00', '0°', 'None']])

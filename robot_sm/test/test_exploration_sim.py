@@ -6,24 +6,21 @@ controller and the simulation, revealing the map with its range sensor, run in t
 with the shipped parameter files and the demo's speeds. The probe plays the operator.
 """
 
-import pathlib
 import time
-from typing import Iterator, List, Tuple
+from typing import List, Tuple
 
 from geometry_msgs.msg import PoseArray
 import numpy as np
+from operator_suite import StartSuite
 import pytest
-from robot_sm import qos
-from robot_sm.bringup import SIMULATION, SUITE, SuiteProcess
+from robot_sm.bringup import shipped_parameter_files
 from robot_sm.exploration import FrontierSearch
 from robot_sm.planar import Pose2D
-from robot_sm.testing import Recorder, RosHarness, wait_until
-from robot_sm_msgs.msg import OperationMode
-from robot_sm_msgs.srv import SetOperationMode
-from std_msgs.msg import Bool, String
-from std_srvs.srv import SetBool
+from robot_sm.running_suite import RunningSuite
+from robot_sm.tasks import Task, TaskStatus
+from robot_sm.testing import Recorder, wait_until
+from std_msgs.msg import Bool
 
-CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config'
 START = (0.5, 0.5, 0.0)
 #: The state interface's update period (20 Hz).
 TICK = 0.05
@@ -33,84 +30,66 @@ FINISHED = 'E: Calculate Goal: exploration finished'
 OBSOLETE = 'E: Navigation: the exploration goal is no longer a frontier'
 
 
-class Exploration:
-    """The suite and the simulated robot in the maze, and what the operator sees."""
+class Maze:
+    """The suite exploring the maze, and what the operator sees of it."""
 
-    def __init__(self, ros: RosHarness) -> None:
-        self.ros = ros
-        self.states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
-        self.outcomes: Recorder[String] = ros.record(String, 'robot_sm/state_outcome',
-                                                     qos.STATE)
-        self.obsolete: Recorder[Bool] = ros.record(Bool, 'robot_sm/goal_obsolete', qos.STATE)
-        self.goals: Recorder[PoseArray] = ros.record(PoseArray, 'robot_sm/exploration_goals', 10)
-        parameters = {
-            'state_interface': {'calculate_goal_plugin': 'CalculateGoal',
-                                'mapping_plugin': 'MappingDummy',
-                                'Navigation.max_linear_speed': 0.45},
-            'robot_sim': {'world': 'maze', 'reveal_map': True, 'start_x': START[0],
-                          'start_y': START[1], 'start_yaw': START[2], 'sensor_range': 2.5},
-        }
-        self.process = SuiteProcess(list(SUITE) + list(SIMULATION),
-                                    [CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml'], parameters,
-                                    namespace=ros.namespace, context=ros.context)
-        self.sim = self.process.nodes['robot_sim']
-        self.states.wait_for(lambda m: m.data == 'Idle', timeout=30.0)
+    def __init__(self, suite: RunningSuite) -> None:
+        self.suite = suite
+        self.obsolete: Recorder[Bool] = suite.record(Bool, 'robot_sm/goal_obsolete')
+        self.goals: Recorder[PoseArray] = suite.record(PoseArray, 'robot_sm/exploration_goals',
+                                                       10)
 
-    def start(self, interrupt: bool) -> float:
-        """Switch the mux to autonomy, choose the exploration mode and start exploring."""
-        request = SetOperationMode.Request()
-        request.operation_mode.mode = OperationMode.AUTONOMOUS
-        response = self.ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
-        assert response.success, response.message
-        response = self.ros.call(SetBool, 'robot_sm/set_exploration_mode',
-                                 SetBool.Request(data=interrupt))
-        assert response.success, response.message
+    def explore(self, interrupt: bool) -> Tuple[float, Task]:
+        """Switch the mux to autonomy and start exploring; return when, and the task."""
+        assert self.suite.client.set_mode('autonomy').success
         started = time.monotonic()
-        response = self.ros.call(SetBool, 'robot_sm/start_stop_exploration',
-                                 SetBool.Request(data=True))
-        assert response.success, response.message
-        return started
+        task = self.suite.client.explore(interrupt)
+        assert not task.is_done(), task.result()
+        return started, task
 
     def state_at(self, t: float) -> str:
         """Return the newest state the probe had seen at monotonic time ``t``."""
-        seen = [m.data for stamp, m in self.states.stamped if stamp <= t]
+        seen = [m.data for stamp, m in self.suite.states.stamped if stamp <= t]
         return seen[-1] if seen else ''
 
     def explored_fraction(self) -> float:
         """Return the fraction of the free space reachable from the start the map now shows."""
-        world = self.sim.world
-        reachable = FrontierSearch().reachable_free(world, Pose2D(*START))
-        known = self.sim.known.data >= 0
+        sim = self.suite.nodes['robot_sim']
+        reachable = FrontierSearch().reachable_free(sim.world, Pose2D(*START))
+        known = sim.known.data >= 0
         return float(np.count_nonzero(reachable & known) / np.count_nonzero(reachable))
-
-    def close(self) -> None:
-        self.process.shutdown()
 
 
 @pytest.fixture
-def maze(ros: RosHarness) -> Iterator[Exploration]:
-    suite = Exploration(ros)
-    try:
-        yield suite
-    finally:
-        suite.close()
+def maze(start_suite: StartSuite) -> Maze:
+    """Start the suite and the simulated robot in the maze, its map unknown, at demo speeds."""
+    return Maze(start_suite(
+        world='maze', parameter_files=shipped_parameter_files(sim=True),
+        parameters={'state_interface': {'calculate_goal_plugin': 'CalculateGoal',
+                                        'mapping_plugin': 'MappingDummy',
+                                        'Navigation.max_linear_speed': 0.45},
+                    'robot_sim': {'reveal_map': True, 'start_x': START[0],
+                                  'start_y': START[1], 'start_yaw': START[2],
+                                  'sensor_range': 2.5}}))
 
 
-def test_exploring_the_maze_reveals_its_free_space_and_ends_in_idle(maze: Exploration) -> None:
+def test_exploring_the_maze_reveals_its_free_space_and_ends_in_idle(maze: Maze) -> None:
     assert maze.explored_fraction() < 0.5, 'the map should start mostly unknown'
-    started = maze.start(interrupt=True)
-    maze.states.wait_for(lambda m: m.data == 'E: Navigation', timeout=15.0, after=started)
-    maze.outcomes.wait_for(lambda m: m.data == FINISHED, timeout=150.0, after=started)
-    maze.states.wait_for(lambda m: m.data == 'Idle', timeout=5.0, after=started)
-    assert maze.states.last is not None and maze.states.last.data == 'Idle'
+    started, task = maze.explore(interrupt=True)
+    maze.suite.wait_state('E: Navigation', timeout=15.0, after=started)
+    result = task.wait(155.0)
+    assert (result.status, result.outcome, result.state) == (TaskStatus.SUCCEEDED, FINISHED,
+                                                             'Idle')
+    assert maze.suite.state == 'Idle'
     fraction = maze.explored_fraction()
     assert fraction >= 0.95, f'only {fraction:.1%} of the reachable free space was seen'
     # Frontier goals kept coming while the robot drove, not only when goals were chosen.
-    navigations = sum(1 for m in maze.states.messages if m.data == 'E: Navigation')
+    navigations = sum(1 for m in maze.suite.states.messages if m.data == 'E: Navigation')
+    assert navigations == result.feedback.goals
     assert len(maze.goals.messages) > navigations
 
 
-def _abandoned_goals(maze: Exploration) -> List[Tuple[float, float, str]]:
+def _abandoned_goals(maze: Maze) -> List[Tuple[float, float, str]]:
     """
     Find the goals abandoned because they stopped being frontiers, oldest first.
 
@@ -119,7 +98,7 @@ def _abandoned_goals(maze: Exploration) -> List[Tuple[float, float, str]]:
     for that goal (storing a goal resets it).
     """
     flags = maze.obsolete.stamped
-    states = maze.states.stamped
+    states = maze.suite.states.stamped
     found = []
     for (_, before), (t_true, flag) in zip(flags, flags[1:]):
         if before.data or not flag.data or maze.state_at(t_true) != 'E: Navigation':
@@ -134,8 +113,8 @@ def _abandoned_goals(maze: Exploration) -> List[Tuple[float, float, str]]:
 
 
 def test_interrupt_mode_abandons_obsolete_goals_within_a_tick_and_chooses_new_ones(
-        maze: Exploration) -> None:
-    started = maze.start(interrupt=True)
+        maze: Maze) -> None:
+    started, task = maze.explore(interrupt=True)
     count = 3
     assert wait_until(lambda: len(_abandoned_goals(maze)) >= count, timeout=60.0,
                       interval=0.05), (
@@ -150,10 +129,11 @@ def test_interrupt_mode_abandons_obsolete_goals_within_a_tick_and_chooses_new_on
     for _, _, state in abandoned:
         # Mapping where the robot had moved, else straight back to Calculate Goal.
         assert state in ('E: Mapping Dummy', 'E: Calculate Goal'), state
-    assert maze.outcomes.wait_for(lambda m: m.data == OBSOLETE, timeout=1.0, after=started)
+    assert maze.suite.outcomes.wait_for(lambda m: m.data == OBSOLETE, timeout=1.0,
+                                        after=started)
     # A new goal is chosen and driven to after each.
     last = abandoned[-1][1]
-    maze.states.wait_for(lambda m: m.data == 'E: Navigation', timeout=10.0, after=last)
-    response = maze.ros.call(SetBool, 'robot_sm/start_stop_exploration',
-                             SetBool.Request(data=False))
-    assert response.success, response.message
+    maze.suite.wait_state('E: Navigation', timeout=10.0, after=last)
+    answer = task.cancel()
+    assert answer.success, answer.message
+    assert task.wait(10.0).status is TaskStatus.CANCELED

@@ -19,8 +19,10 @@ SOURCE = PACKAGE / 'robot_sm'
 CORES = ['exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop', 'recording',
          'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage',
+PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage', 'tasks',
                 'wheel_commander', 'operator_station/presence_monitor']
+#: Typed modules that use rclpy: the Python API for operators and the running suite.
+CLIENT_MODULES = ['api', 'running_suite', 'suite_connection']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 
@@ -36,7 +38,8 @@ def test_mypy_on_cores() -> None:
     if not cores:
         pytest.skip('no core package yet')
     paths = [str(SOURCE / core) for core in cores]
-    paths += [str(SOURCE / f'{module}.py') for module in PURE_MODULES] + [str(CONTROL)]
+    paths += [str(SOURCE / f'{module}.py') for module in PURE_MODULES + CLIENT_MODULES]
+    paths += [str(CONTROL)]
     stdout, stderr, rc = api.run(
         ['--config-file', str(PACKAGE / 'setup.cfg'), '--no-error-summary', *paths])
     assert rc == 0, stdout + stderr

@@ -9,21 +9,21 @@ import importlib.util
 import math
 import sys
 import time
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict
 
-from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist, Vector3
+from geometry_msgs.msg import PoseStamped, Twist, Vector3
+from operator_suite import estop, StartSuite
 import pytest
 from robot_sm import qos
-from robot_sm.nodes.robot_control_mux import RobotControlMux
-from robot_sm.nodes.service_provider import ServiceProvider
-from robot_sm.nodes.state_interface import StateInterface
 from robot_sm.nodes.tf_broadcast import planar_transform
 from robot_sm.planar import yaw_from_quaternion
-from robot_sm.testing import python_module_argv, Recorder, ros_args, RosHarness, wait_until
+from robot_sm.running_suite import RunningSuite
+from robot_sm.tasks import TaskStatus
+from robot_sm.testing import python_module_argv, ros_args, RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
-from robot_sm_msgs.srv import AddWaypoint, GetNavigationGoal, GetWaypoints, SetOperationMode
+from robot_sm_msgs.srv import GetNavigationGoal
 from std_msgs.msg import Header, String
-from std_srvs.srv import SetBool, Trigger
+from std_srvs.srv import SetBool
 
 TICK = 0.05  # update_frequency 20 Hz
 #: Allowance for DDS and scheduling on a loaded 2-core machine (the bench measures the real
@@ -32,71 +32,18 @@ TRANSPORT = 0.1
 WAIT = 10.0
 
 
-class Suite:
-    """The mux, the service provider and the state interface, with the probe watching."""
-
-    def __init__(self, ros: RosHarness, state_parameters: Optional[Dict[str, Any]] = None):
-        self.ros = ros
-        self.states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
-        self.outcomes: Recorder[String] = ros.record(String, 'robot_sm/state_outcome',
-                                                     qos.STATE)
-        ros.start_node(RobotControlMux)
-        ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic',
-                                         'waypoint_routines': ['Scripted']})
-        parameters = {'navigation_plugin': 'ScriptedNavigation',
-                      'ScriptedNavigation.drive_ticks': 4}
-        parameters.update(state_parameters or {})
-        self.node = ros.start_node(StateInterface, parameters)
-        self.wait_state('Idle')
-
-    def wait_state(self, name: str, after: float = 0.0, timeout: float = WAIT) -> float:
-        """Wait for ``name`` on robot_sm/state_info; return when it arrived."""
-        self.states.wait_for(lambda m: m.data == name, timeout=timeout, after=after)
-        return next(t for t, m in reversed(self.states.stamped) if m.data == name)
-
-    def add_waypoint(self, x: float, y: float, routine: str = '') -> None:
-        request = AddWaypoint.Request(position=-1)
-        request.waypoint.pose = Pose(position=Point(x=x, y=y), orientation=Quaternion(w=1.0))
-        request.waypoint.routine = routine
-        assert self.ros.call(AddWaypoint, 'robot_sm/add_waypoint', request).success
-
-    def waypoints(self) -> Any:
-        return self.ros.call(GetWaypoints, 'robot_sm/get_waypoints').waypoint_array
-
-    def set_mode(self, mode: int) -> None:
-        request = SetOperationMode.Request()
-        request.operation_mode.mode = mode
-        assert self.ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request).success
-
-    def following(self, start: bool) -> Any:
-        return self.ros.call(SetBool, 'robot_sm/start_stop_waypoint_following',
-                             SetBool.Request(data=start))
-
-    def estop(self, engaged: bool) -> float:
-        """Engage or release the e-stop; return when the call was made."""
-        called = time.monotonic()
-        response = self.ros.call(SetBool, 'robot_sm/emergency_stop',
-                                 SetBool.Request(data=engaged))
-        assert response.success, response.message
-        return called
+def visited(suite: RunningSuite) -> list:
+    return [w.visited for w in suite.client.waypoints().data['waypoints']]
 
 
-@pytest.fixture
-def suite(ros: RosHarness) -> Iterator[Suite]:
-    yield Suite(ros)
-
-
-def test_boot_is_published_and_waits_for_the_boot_up_service(ros: RosHarness) -> None:
-    states = ros.record(String, 'robot_sm/state_info', qos.STATE)
-    ros.start_node(RobotControlMux)
-    ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
-    ros.start_node(StateInterface, {'boot_up_service': 'robot/boot_done',
-                                    'Boot.retry_interval': 0.1})
-    states.wait_for(lambda m: m.data == 'Boot', timeout=WAIT)
-    answer = ros.call(Trigger, 'robot_sm/state_info')
+def test_boot_is_published_and_waits_for_the_boot_up_service(
+        ros: RosHarness, start_scripted: StartSuite) -> None:
+    suite = start_scripted({'boot_up_service': 'robot/boot_done', 'Boot.retry_interval': 0.1},
+                           ready_state='Boot')
+    answer = suite.client.state()
     assert (answer.success, answer.message) == (True, 'Boot')
     time.sleep(0.3)
-    assert states.last.data == 'Boot'  # the robot's boot service is not up yet
+    assert suite.state == 'Boot'  # the robot's boot service is not up yet
     answers = [False, True]
 
     def boot_done(request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
@@ -104,24 +51,24 @@ def test_boot_is_published_and_waits_for_the_boot_up_service(ros: RosHarness) ->
         return response
 
     ros.probe.create_service(SetBool, 'robot/boot_done', boot_done)
-    states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
+    suite.wait_state('Idle')
     assert answers == []  # it asked again after the first "not yet"
-    answer = ros.call(Trigger, 'robot_sm/state_info')
+    answer = suite.client.state()
     assert (answer.success, answer.message) == (True, 'Idle')
     # A late subscriber still learns the state: the topic is transient local.
     late = ros.record(String, 'robot_sm/state_info', qos.STATE)
     assert late.wait_for(timeout=WAIT).data == 'Idle'
 
 
-def test_waypoint_following_single_round_visits_every_waypoint(suite: Suite) -> None:
+def test_waypoint_following_single_round_visits_every_waypoint(suite: RunningSuite) -> None:
     for x in (1.0, 2.0, 3.0):
-        suite.add_waypoint(x, 0.0)
-    answer = suite.following(True)
+        assert suite.client.add_waypoint(x, 0.0).success
+    answer = suite.client.start_waypoint_following()
     assert (answer.success, answer.message) == (True, 'Waypoint following started')
     suite.wait_state('W: Navigation')
     start = time.monotonic()
     suite.wait_state('Idle', after=start)
-    assert all(w.visited for w in suite.waypoints().waypoints)
+    assert all(visited(suite))
     names = [m.data for m in suite.states.messages]
     assert names.count('W: Navigation') == 3
     suite.outcomes.wait_for(
@@ -129,37 +76,38 @@ def test_waypoint_following_single_round_visits_every_waypoint(suite: Suite) -> 
 
 
 def test_estop_during_waypoint_following_stops_within_a_tick_and_release_gives_idle(
-        suite: Suite) -> None:
-    suite.add_waypoint(1.0, 0.0)
-    suite.add_waypoint(2.0, 0.0)
-    suite.set_mode(OperationMode.AUTONOMOUS)
-    assert suite.following(True).success
+        suite: RunningSuite) -> None:
+    suite.client.add_waypoint(1.0, 0.0)
+    suite.client.add_waypoint(2.0, 0.0)
+    assert suite.client.set_mode('autonomy').success
+    assert suite.client.start_waypoint_following().success
     suite.wait_state('W: Navigation')
-    engaged = suite.estop(True)
+    engaged = estop(suite, True)
     arrived = suite.wait_state('Emergency Stop', after=engaged - 1.0)
     assert arrived - engaged < TICK + TRANSPORT
-    answer = suite.following(True)
+    answer = suite.client.start_waypoint_following()
     assert (answer.success, answer.message) == (False, 'Emergency Stop')
-    released = suite.estop(False)
+    released = estop(suite, False)
     suite.wait_state('Idle', after=released)
     # Release never resumes the activity: the robot stays in Idle.
     time.sleep(5 * TICK)
-    assert suite.states.last.data == 'Idle'
+    assert suite.state == 'Idle'
     # The interrupted waypoint was left as it was (ABORTED), to be visited on the next start.
-    assert not suite.waypoints().waypoints[0].visited
+    assert not visited(suite)[0]
 
 
-def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(suite: Suite) -> None:
-    suite.set_mode(OperationMode.STOPPED)  # after its start the mux waits for an operator
-    teleop = suite.ros.publisher(Twist, 'teleoperation/cmd_vel', qos.COMMAND_OUT)
-    suite.ros.wait_for_subscribers(teleop)
+def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(
+        ros: RosHarness, suite: RunningSuite) -> None:
+    assert suite.client.set_mode('stopped').success  # after its start the mux waits
+    teleop = ros.publisher(Twist, 'teleoperation/cmd_vel', qos.COMMAND_OUT)
+    ros.wait_for_subscribers(teleop)
     sent = time.monotonic()
     for _ in range(5):
         teleop.publish(Twist(linear=Vector3(x=0.2)))
         last = time.monotonic()
         time.sleep(0.02)
     suite.wait_state('Teleoperation', after=sent)
-    answer = suite.following(True)
+    answer = suite.client.start_waypoint_following()
     assert (answer.success, answer.message) == (False, 'Teleoperation active')
     idle = suite.wait_state('Idle', after=sent)
     # The mux falls back teleoperation_idle_timer (0.5 s) after the last command it received
@@ -168,7 +116,7 @@ def test_teleoperation_takes_over_and_the_idle_timeout_returns_to_idle(suite: Su
     assert 0.5 - 0.1 < idle - last < 0.5 + 3 * TICK + TRANSPORT
 
 
-def _stored_goal(ros: RosHarness) -> Any:
+def _stored_goal(suite: RunningSuite) -> Any:
     """
     Return the stored goal once it is the simple goal.
 
@@ -178,79 +126,74 @@ def _stored_goal(ros: RosHarness) -> Any:
     answers = []
 
     def stored_simple_goal() -> bool:
-        answers.append(ros.call(GetNavigationGoal, 'robot_sm/get_navigation_goal'))
+        answers.append(suite.client.call(GetNavigationGoal, 'robot_sm/get_navigation_goal'))
         return answers[-1].navigation_mode == 2
     assert wait_until(stored_simple_goal, WAIT)
     return answers[-1].goal
 
 
-def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(ros: RosHarness) -> None:
-    suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 40})
-    suite.add_waypoint(1.0, 0.0)
-    suite.add_waypoint(2.0, 0.0)
-    assert suite.following(True).success
+def test_simple_goal_during_waypoint_following_drives_to_the_simple_goal(
+        start_scripted: StartSuite) -> None:
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 40})
+    suite.client.add_waypoint(1.0, 0.0)
+    suite.client.add_waypoint(2.0, 0.0)
+    assert suite.client.start_waypoint_following().success
     suite.wait_state('W: Navigation')
+    sent = time.monotonic()
+    goal = suite.client.go_to(4.0, -1.5, yaw=1.0)
+    suite.wait_state('G: Navigation', after=sent)
+    stored = _stored_goal(suite)
+    assert (stored.position.x, stored.position.y) == (4.0, -1.5)
+    q = stored.orientation
+    assert yaw_from_quaternion(q.x, q.y, q.z, q.w) == pytest.approx(1.0)
+    result = goal.wait(WAIT)
+    assert (result.status, result.state, result.outcome) == (
+        TaskStatus.SUCCEEDED, 'Idle', 'G: Navigation: simple goal reached')
+    suite.wait_state('Idle', after=sent)
+    # The interrupted waypoint goal was aborted, not marked; following is not resumed.
+    assert visited(suite) == [False, False]
+
+
+def _publish_goal(ros: RosHarness, message: PoseStamped) -> None:
     goal = ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
     ros.wait_for_subscribers(goal)
-    message = PoseStamped()
-    message.header.frame_id = 'map'
-    message.pose = Pose(position=Point(x=4.0, y=-1.5),
-                        orientation=Quaternion(z=math.sin(0.5), w=math.cos(0.5)))
-    sent = time.monotonic()
     goal.publish(message)
-    suite.wait_state('G: Navigation', after=sent)
-    stored = _stored_goal(ros)
-    assert (stored.position.x, stored.position.y) == (4.0, -1.5)
-    suite.wait_state('Idle', after=sent)
-    suite.outcomes.wait_for(lambda m: m.data == 'G: Navigation: simple goal reached', after=sent)
-    # The interrupted waypoint goal was aborted, not marked; following is not resumed.
-    assert [w.visited for w in suite.waypoints().waypoints] == [False, False]
 
 
-def test_bad_simple_goals_change_nothing(suite: Suite) -> None:
-    goal = suite.ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-    suite.ros.wait_for_subscribers(goal)
+def test_bad_simple_goals_change_nothing(ros: RosHarness, suite: RunningSuite) -> None:
+    # Published as they come from elsewhere: the client refuses them before sending.
     nan_goal = PoseStamped()
     nan_goal.header.frame_id = 'map'
     nan_goal.pose.position.x = math.nan
     nan_goal.pose.orientation.w = 1.0
-    goal.publish(nan_goal)
+    _publish_goal(ros, nan_goal)
     refusal = suite.outcomes.wait_for(lambda m: 'ignored' in m.data).data
     assert refusal == 'simple goal ignored: pose.position.x: must be finite (got nan)'
     zero_quaternion = PoseStamped()
     zero_quaternion.header.frame_id = 'map'
     zero_quaternion.pose.orientation.w = 0.0
-    goal.publish(zero_quaternion)
+    _publish_goal(ros, zero_quaternion)
     refusal = suite.outcomes.wait_for(lambda m: 'quaternion' in m.data).data
     assert refusal.startswith('simple goal ignored: pose.orientation: must be a non-zero ')
     time.sleep(3 * TICK)
-    assert suite.states.last.data == 'Idle'
+    assert suite.state == 'Idle'
 
 
-def test_stop_2d_nav_goal_answers_whether_a_goal_was_stopped(ros: RosHarness) -> None:
-    suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 1000})
-    answer = ros.call(Trigger, 'robot_sm/stop_2d_nav_goal')
+def test_stop_2d_nav_goal_answers_whether_a_goal_was_stopped(start_scripted: StartSuite) -> None:
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 1000})
+    answer = suite.client.cancel_goal()
     assert (answer.success, answer.message) == (False, 'No simple goal running (Idle)')
-    goal = ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-    ros.wait_for_subscribers(goal)
-    message = PoseStamped()
-    message.pose.orientation.w = 1.0
-    goal.publish(message)
+    suite.client.go_to(0.0, 0.0)
     suite.wait_state('G: Navigation')
-    answer = ros.call(Trigger, 'robot_sm/stop_2d_nav_goal')
+    answer = suite.client.cancel_goal()
     assert (answer.success, answer.message) == (True, 'Simple goal stopped')
     suite.wait_state('Idle', after=time.monotonic() - TICK)
 
 
-def _goal_in_odom(ros: RosHarness, x: float, y: float) -> float:
-    """Publish a simple goal at ``(x, y)`` in the odom frame; return when it was sent."""
-    goal = ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-    ros.wait_for_subscribers(goal)
-    message = PoseStamped()
-    message.header.frame_id = 'odom'
-    message.pose = Pose(position=Point(x=x, y=y), orientation=Quaternion(w=1.0))
+def _goal_in_odom(suite: RunningSuite, x: float, y: float) -> float:
+    """Send a simple goal at ``(x, y)`` in the odom frame; return when it was sent."""
     sent = time.monotonic()
-    goal.publish(message)
+    assert suite.client.send_goal(x, y, frame_id='odom').success
     return sent
 
 
@@ -259,21 +202,22 @@ def _goal_in_odom(ros: RosHarness, x: float, y: float) -> float:
                     reason='tf2_ros and tf2_geometry_msgs are not installed (no wheels exist; a '
                     'ROS 2 install has them)')
 def test_a_simple_goal_in_another_frame_is_transformed_into_the_map_with_tf2(
-        ros: RosHarness) -> None:
+        ros: RosHarness, start_scripted: StartSuite) -> None:
     import tf2_ros
     from rclpy.node import Node
     from rclpy.time import Time
-    suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 1000})
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 1000})
+    node = suite.nodes['state_interface']
     # In the harness's context /tf and /tf_static are the test's own (see RosHarness).
     localisation = ros.add_node(Node('localisation', namespace=ros.namespace,
                                      context=ros.context))
     map_to_odom = planar_transform('map', 'odom', localisation.get_clock().now().to_msg(),
                                    1.0, 2.0, math.pi / 2)
     tf2_ros.StaticTransformBroadcaster(localisation).sendTransform(map_to_odom)
-    assert wait_until(lambda: suite.node.tf_buffer.can_transform('map', 'odom', Time()), WAIT)
-    sent = _goal_in_odom(ros, 1.0, 0.0)
+    assert wait_until(lambda: node.tf_buffer.can_transform('map', 'odom', Time()), WAIT)
+    sent = _goal_in_odom(suite, 1.0, 0.0)
     suite.wait_state('G: Navigation', after=sent)
-    goal = _stored_goal(ros)
+    goal = _stored_goal(suite)
     assert (goal.position.x, goal.position.y) == pytest.approx((1.0, 3.0))
     q = goal.orientation
     assert yaw_from_quaternion(q.x, q.y, q.z, q.w) == pytest.approx(math.pi / 2)
@@ -299,25 +243,26 @@ class _Tf2BufferDouble:
         return result
 
 
-def test_a_simple_goal_in_another_frame_goes_through_the_tf2_buffer(ros: RosHarness) -> None:
+def test_a_simple_goal_in_another_frame_goes_through_the_tf2_buffer(
+        start_scripted: StartSuite) -> None:
     # Without tf2 here, a double of tf2_ros.Buffer's interface; the test above uses tf2 itself.
-    suite = Suite(ros, {'ScriptedNavigation.drive_ticks': 1000})
-    suite.node.tf_buffer = _Tf2BufferDouble(1.0, 2.0)
-    sent = _goal_in_odom(ros, 1.0, 0.0)
+    suite = start_scripted({'ScriptedNavigation.drive_ticks': 1000})
+    suite.nodes['state_interface'].tf_buffer = _Tf2BufferDouble(1.0, 2.0)
+    sent = _goal_in_odom(suite, 1.0, 0.0)
     suite.wait_state('G: Navigation', after=sent)
-    goal = _stored_goal(ros)
+    goal = _stored_goal(suite)
     assert (goal.position.x, goal.position.y) == (2.0, 2.0)
 
 
 def test_a_goal_in_another_frame_without_tf2_is_refused_naming_what_is_missing(
-        ros: RosHarness, monkeypatch: pytest.MonkeyPatch) -> None:
+        start_scripted: StartSuite, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, 'tf2_geometry_msgs', None)  # tf2_ros may be there
-    suite = Suite(ros)
-    sent = _goal_in_odom(ros, 1.0, 0.0)
+    suite = start_scripted()
+    sent = _goal_in_odom(suite, 1.0, 0.0)
     refusal = suite.outcomes.wait_for(lambda m: 'ignored' in m.data, after=sent).data
     assert refusal == ("simple goal ignored: it is in frame 'odom', not 'map', and "
                        'tf2_geometry_msgs is not installed to transform it')
-    assert suite.states.last.data == 'Idle'
+    assert suite.state == 'Idle'
 
 
 @pytest.mark.parametrize('plugin,parameters', [
@@ -326,23 +271,25 @@ def test_a_goal_in_another_frame_without_tf2_is_refused_naming_what_is_missing(
     ('FaultyState', {'FaultyState.fail_in': '__init__'}),
 ])
 def test_a_plugin_that_cannot_be_created_ends_in_stopped(
-        ros: RosHarness, plugin: str, parameters: Dict[str, Any]) -> None:
-    modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
-    suite = Suite(ros, {'navigation_plugin': plugin, **parameters})
-    suite.add_waypoint(1.0, 0.0)
-    suite.set_mode(OperationMode.AUTONOMOUS)
-    modes.wait_for(lambda m: m.mode == OperationMode.AUTONOMOUS)
+        start_scripted: StartSuite, plugin: str, parameters: Dict[str, Any]) -> None:
+    suite = start_scripted({'navigation_plugin': plugin, **parameters})
+    suite.client.add_waypoint(1.0, 0.0)
+    assert suite.client.set_mode('autonomy').success
+    suite.client.wait_for_mode('autonomy')
     started = time.monotonic()
-    assert suite.following(True).success
+    task = suite.client.follow_waypoints()
     outcome = suite.outcomes.wait_for(lambda m: plugin in m.data, after=started)
     assert 'falls back to Idle' in outcome.data
-    modes.wait_for(lambda m: m.mode == OperationMode.STOPPED, after=started)
+    suite.modes.wait_for(lambda m: m.mode == OperationMode.STOPPED, after=started)
     suite.wait_state('Idle', after=started)
+    result = task.wait(WAIT)
+    assert (result.status, result.outcome) == (TaskStatus.FAILED, outcome.data)
 
 
-def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness) -> None:
+def test_the_supervisor_heartbeat_follows_the_ticks(ros: RosHarness,
+                                                    start_scripted: StartSuite) -> None:
     beats = ros.record(Header, 'robot_sm/supervisor_heartbeat', qos.HEARTBEAT)
-    Suite(ros, {'update_frequency': 40.0})
+    start_scripted({'update_frequency': 40.0})
     start = time.monotonic()
     time.sleep(1.0)
     count = len(beats.since(start))

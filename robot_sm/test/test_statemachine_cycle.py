@@ -12,6 +12,7 @@ import os
 import pathlib
 from typing import Any, Dict, List, Tuple
 
+from operator_suite import StartSuite
 import pytest
 from robot_sm import qos
 from robot_sm.statemachine import cycle
@@ -21,7 +22,6 @@ from robot_sm.statemachine.registry import installed_plugins
 from robot_sm.testing import python_module_argv, ros_args, RosHarness
 from statemachine_fakes import World
 from std_msgs.msg import String
-from test_state_interface_node import Suite
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -90,8 +90,9 @@ def test_the_readme_s_state_table_is_the_cycle() -> None:
         + text)
 
 
-def test_the_cycle_is_published_for_programs_to_read(ros: RosHarness) -> None:
-    Suite(ros, {'mapping_plugin': 'Spin'})
+def test_the_cycle_is_published_for_programs_to_read(ros: RosHarness,
+                                                     start_scripted: StartSuite) -> None:
+    start_scripted({'mapping_plugin': 'Spin'})
     cycle = json.loads(ros.record(String, 'robot_sm/cycle', qos.STATE).wait_for().data)
     roles = {role['role']: role for role in cycle['roles']}
     assert cycle['start'] == 'boot'

@@ -7,82 +7,40 @@ parameter files, in the office world. The probe plays the operator.
 """
 
 import math
-import pathlib
 import time
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import List, Tuple
 
-from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Twist
+from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
+from operator_suite import estop, StartSuite
 import pytest
 from robot_sm import qos
-from robot_sm.bringup import SIMULATION, SUITE, SuiteProcess
-from robot_sm.testing import Recorder, RosHarness, wait_until
-from robot_sm_msgs.msg import OperationMode
-from robot_sm_msgs.srv import AddWaypoint, GetRobotPose, GetWaypoints, SetOperationMode
-from std_msgs.msg import String
-from std_srvs.srv import SetBool
+from robot_sm.bringup import shipped_parameter_files
+from robot_sm.running_suite import RunningSuite
+from robot_sm.tasks import Task, TaskStatus
+from robot_sm.testing import wait_until
 
-CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config'
 TICK = 0.05
 #: Time DDS may take between nodes on a loaded 2-core machine.
 TRANSPORT = 0.1
 AUTONOMY_TIMEOUT = 0.5
 
 
-class SimSuite:
-    """The suite and the simulated robot in the test's namespace, and what the operator sees."""
+@pytest.fixture
+def sim(start_suite: StartSuite) -> RunningSuite:
+    """Start the suite and the simulated robot at (1, 1) in the office, as sim.launch.py does."""
+    return start_suite(world='office', parameter_files=shipped_parameter_files(sim=True),
+                       parameters={'state_interface': {'Navigation.max_linear_speed': 0.45},
+                                   'robot_sim': {'start_x': 1.0, 'start_y': 1.0}})
 
-    def __init__(self, ros: RosHarness,
-                 overrides: Optional[Dict[str, Dict[str, Any]]] = None) -> None:
-        self.ros = ros
-        self.states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
-        self.odom: Recorder[Odometry] = ros.record(Odometry, 'odom', qos.SENSOR)
-        self.cmd_vel: Recorder[Twist] = ros.record(Twist, 'cmd_vel', qos.EVENTS)
-        self.autonomy: Recorder[Twist] = ros.record(Twist, 'autonomy/cmd_vel', qos.EVENTS)
-        parameters: Dict[str, Dict[str, Any]] = {
-            'state_interface': {'Navigation.max_linear_speed': 0.45},
-            'robot_sim': {'world': 'office', 'start_x': 1.0, 'start_y': 1.0},
-        }
-        for node, values in (overrides or {}).items():
-            parameters.setdefault(node, {}).update(values)
-        self.process = SuiteProcess(list(SUITE) + list(SIMULATION),
-                                    [CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml'], parameters,
-                                    namespace=ros.namespace, context=ros.context)
-        self.wait_state('Idle', timeout=30.0)
 
-    def wait_state(self, name: str, after: float = 0.0, timeout: float = 10.0) -> float:
-        self.states.wait_for(lambda m: m.data == name, timeout=timeout, after=after)
-        return next(t for t, m in reversed(self.states.stamped) if m.data == name)
+class Robot:
+    """What the operator sees of the simulated robot: its odometry and velocity commands."""
 
-    def add_waypoint(self, x: float, y: float) -> None:
-        request = AddWaypoint.Request(position=-1)
-        request.waypoint.pose = Pose(position=Point(x=x, y=y), orientation=Quaternion(w=1.0))
-        response = self.ros.call(AddWaypoint, 'robot_sm/add_waypoint', request)
-        assert response.success, response.message
-
-    def flags(self) -> List[Tuple[bool, bool]]:
-        array = self.ros.call(GetWaypoints, 'robot_sm/get_waypoints').waypoint_array
-        return [(w.visited, w.unreachable) for w in array.waypoints]
-
-    def autonomy_mode(self) -> None:
-        request = SetOperationMode.Request()
-        request.operation_mode.mode = OperationMode.AUTONOMOUS
-        response = self.ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
-        assert response.success, response.message
-
-    def follow(self) -> None:
-        self.autonomy_mode()
-        response = self.ros.call(SetBool, 'robot_sm/start_stop_waypoint_following',
-                                 SetBool.Request(data=True))
-        assert response.success, response.message
-
-    def estop(self, engaged: bool) -> float:
-        """Engage or release the e-stop; return when the call was made."""
-        called = time.monotonic()
-        response = self.ros.call(SetBool, 'robot_sm/emergency_stop',
-                                 SetBool.Request(data=engaged))
-        assert response.success, response.message
-        return called
+    def __init__(self, sim: RunningSuite) -> None:
+        self.odom = sim.record(Odometry, 'odom', qos.SENSOR)
+        self.cmd_vel = sim.record(Twist, 'cmd_vel', qos.EVENTS)
+        self.autonomy = sim.record(Twist, 'autonomy/cmd_vel', qos.EVENTS)
 
     def position(self) -> Tuple[float, float]:
         msg = self.odom.last
@@ -94,109 +52,115 @@ class SimSuite:
         self.odom.wait_for(lambda m: abs(m.twist.twist.linear.x) > 0.1, timeout=timeout,
                            after=time.monotonic())
 
+    def stopped(self, timeout: float) -> bool:
+        """Return whether the odometry shows the robot standing within ``timeout`` seconds."""
+        return wait_until(lambda: abs(self.odom.last.twist.twist.linear.x) < 1e-6, timeout)
+
     def still_for(self, seconds: float) -> bool:
         """Return whether the robot moves less than 1 mm in ``seconds``."""
         before = self.position()
         time.sleep(seconds)
         return math.dist(before, self.position()) < 1e-3
 
-    def close(self) -> None:
-        self.process.shutdown()
-
 
 @pytest.fixture
-def sim(ros: RosHarness) -> Iterator[SimSuite]:
-    suite = SimSuite(ros)
-    try:
-        yield suite
-    finally:
-        suite.close()
+def robot(sim: RunningSuite) -> Robot:
+    return Robot(sim)
 
 
-def test_operators_get_the_simulated_robot_s_pose_in_the_map_frame(sim: SimSuite) -> None:
+def follow(sim: RunningSuite, *points: Tuple[float, float]) -> Task:
+    """Add the waypoints, select autonomy and start waypoint following; return the task."""
+    for x, y in points:
+        assert sim.client.add_waypoint(x, y).success
+    assert sim.client.set_mode('autonomy').success
+    task = sim.client.follow_waypoints()
+    assert not task.is_done(), task.result()
+    return task
+
+
+def flags(sim: RunningSuite) -> List[Tuple[bool, bool]]:
+    return [(w.visited, w.unreachable) for w in sim.client.waypoints().data['waypoints']]
+
+
+def test_operators_get_the_simulated_robot_s_pose_in_the_map_frame(
+        sim: RunningSuite, robot: Robot) -> None:
     # What `robot-sm waypoint here`, `robot-sm status` and the panel's Set Waypoint ask for.
-    sim.odom.wait_for()
-    response = sim.ros.call(GetRobotPose, 'robot_sm/get_robot_pose')
-    assert response.success, response.message
-    assert response.message == 'Robot pose in map'
-    assert (response.pose.position.x, response.pose.position.y) == sim.position() == (1.0, 1.0)
+    robot.odom.wait_for()
+    pose = sim.client.robot_pose()
+    assert pose.success, pose.message
+    assert pose.message == 'Robot pose in map'
+    assert pose.data[:2] == robot.position() == (1.0, 1.0)
 
 
-def test_waypoint_following_reaches_three_waypoints(sim: SimSuite) -> None:
-    for x, y in ((2.0, 1.0), (2.0, 2.0), (1.0, 2.0)):
-        sim.add_waypoint(x, y)
-    sim.follow()
-    start = time.monotonic()
-    sim.wait_state('W: Navigation', after=start)
-    sim.wait_state('Idle', after=start, timeout=60.0)
-    assert sim.flags() == [(True, False)] * 3
-    assert math.dist(sim.position(), (1.0, 2.0)) < 0.15
+def test_waypoint_following_reaches_three_waypoints(sim: RunningSuite, robot: Robot) -> None:
+    task = follow(sim, (2.0, 1.0), (2.0, 2.0), (1.0, 2.0))
+    task.wait_for_feedback(lambda f: f.goals >= 1, 10.0)
+    result = task.wait(60.0)
+    assert (result.status, result.state) == (TaskStatus.SUCCEEDED, 'Idle')
+    assert flags(sim) == [(True, False)] * 3
+    assert math.dist(robot.position(), (1.0, 2.0)) < 0.15
 
 
-def test_an_unreachable_waypoint_is_marked_and_the_rest_are_visited(sim: SimSuite) -> None:
+def test_an_unreachable_waypoint_is_marked_and_the_rest_are_visited(sim: RunningSuite) -> None:
     # The second waypoint lies inside the wall between the two lower rooms.
-    for x, y in ((2.0, 1.0), (2.75, 1.2), (1.0, 2.0)):
-        sim.add_waypoint(x, y)
-    sim.follow()
-    start = time.monotonic()
-    sim.wait_state('W: Navigation', after=start)
-    sim.wait_state('Idle', after=start, timeout=60.0)
-    assert sim.flags() == [(True, False), (False, True), (True, False)]
+    task = follow(sim, (2.0, 1.0), (2.75, 1.2), (1.0, 2.0))
+    task.wait_for_feedback(lambda f: f.goals >= 1, 10.0)
+    result = task.wait(60.0)
+    assert (result.status, result.state) == (TaskStatus.SUCCEEDED, 'Idle')
+    assert (result.feedback.visited, result.feedback.unreachable) == (2, 1)
+    assert flags(sim) == [(True, False), (False, True), (True, False)]
 
 
-def test_estop_mid_route_stops_the_robot_until_released_and_restarted(sim: SimSuite) -> None:
-    sim.add_waypoint(1.3, 4.7)
-    sim.follow()
-    sim.wait_moving()
-    engaged = sim.estop(True)
+def test_estop_mid_route_stops_the_robot_until_released_and_restarted(
+        sim: RunningSuite, robot: Robot) -> None:
+    task = follow(sim, (1.3, 4.7))
+    robot.wait_moving()
+    engaged = estop(sim, True)
     # The mux sends zero at once; the state machine follows on its next tick.
-    sim.cmd_vel.wait_for(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0,
-                         after=engaged - 0.01, timeout=TICK + TRANSPORT)
+    robot.cmd_vel.wait_for(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0,
+                           after=engaged - 0.01, timeout=TICK + TRANSPORT)
     assert sim.wait_state('Emergency Stop', after=engaged - 0.5) - engaged < TICK + TRANSPORT
-    assert wait_until(lambda: abs(sim.odom.last.twist.twist.linear.x) < 1e-6, 0.2)
-    assert sim.still_for(1.0)
-    released = sim.estop(False)
+    assert task.wait(1.0).status is TaskStatus.STOPPED_BY_ESTOP
+    assert robot.stopped(0.2)
+    assert robot.still_for(1.0)
+    released = estop(sim, False)
     sim.wait_state('Idle', after=released)
-    assert sim.still_for(1.0)  # release never resumes motion
-    sim.follow()
-    sim.wait_moving()  # restarting does
-    assert sim.flags() == [(False, False)]  # the interrupted waypoint was left to be visited
+    assert robot.still_for(1.0)  # release never resumes motion
+    follow(sim)
+    robot.wait_moving()  # restarting does
+    assert flags(sim) == [(False, False)]  # the interrupted waypoint was left to be visited
 
 
 def test_a_simple_goal_during_waypoint_following_drives_to_the_simple_goal(
-        sim: SimSuite) -> None:
-    sim.add_waypoint(1.3, 4.7)
-    sim.follow()
-    sim.wait_moving()
-    goal = sim.ros.publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-    sim.ros.wait_for_subscribers(goal)
-    message = PoseStamped()
-    message.header.frame_id = 'map'
-    message.pose = Pose(position=Point(x=2.0, y=1.2), orientation=Quaternion(w=1.0))
+        sim: RunningSuite, robot: Robot) -> None:
+    following = follow(sim, (1.3, 4.7))
+    robot.wait_moving()
     sent = time.monotonic()
-    goal.publish(message)
+    goal = sim.client.go_to(2.0, 1.2)
     sim.wait_state('G: Navigation', after=sent)
-    sim.wait_state('Idle', after=sent, timeout=40.0)
-    assert math.dist(sim.position(), (2.0, 1.2)) < 0.15
-    assert sim.flags() == [(False, False)]
+    assert following.wait(1.0).status is TaskStatus.INTERRUPTED
+    result = goal.wait(40.0)
+    assert (result.status, result.state) == (TaskStatus.SUCCEEDED, 'Idle')
+    assert math.dist(robot.position(), (2.0, 1.2)) < 0.15
+    assert flags(sim) == [(False, False)]
 
 
-def test_a_silent_navigation_is_zeroed_by_the_mux_and_the_robot_stops(sim: SimSuite) -> None:
-    sim.add_waypoint(1.3, 4.7)
-    sim.follow()
-    sim.wait_moving()
+def test_a_silent_navigation_is_zeroed_by_the_mux_and_the_robot_stops(
+        sim: RunningSuite, robot: Robot) -> None:
+    follow(sim, (1.3, 4.7))
+    robot.wait_moving()
     # The navigation hangs: its velocity publisher goes silent mid-route.
-    node = sim.process.nodes['state_interface']
+    node = sim.nodes['state_interface']
     publisher = node.endpoints.publisher('autonomy/cmd_vel', 'geometry_msgs/msg/Twist', 'command')
     publisher.publish = lambda message: None
     cut = time.monotonic()
     time.sleep(0.1)
-    last_command = max(t for t, _ in sim.autonomy.stamped)
-    zero = sim.cmd_vel.wait_for(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0, after=cut,
-                                timeout=2.0)
+    last_command = max(t for t, _ in robot.autonomy.stamped)
+    zero = robot.cmd_vel.wait_for(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0,
+                                  after=cut, timeout=2.0)
     assert zero is not None
-    zero_at = next(t for t, m in sim.cmd_vel.stamped
+    zero_at = next(t for t, m in robot.cmd_vel.stamped
                    if t >= cut and m.linear.x == 0.0 and m.angular.z == 0.0)
     assert zero_at - last_command < AUTONOMY_TIMEOUT + TICK + TRANSPORT
-    assert wait_until(lambda: abs(sim.odom.last.twist.twist.linear.x) < 1e-6, 0.5)
-    assert sim.still_for(0.5)
+    assert robot.stopped(0.5)
+    assert robot.still_for(0.5)
