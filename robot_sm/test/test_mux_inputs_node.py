@@ -26,7 +26,8 @@ from test_robot_control_mux_node import (
     is_zero, linear_x, Mux, mux_status, Stream, TICK, twist, WAIT)
 import yaml
 
-AUTONOMOUS, TELEOPERATION = OperationMode.AUTONOMOUS, OperationMode.TELEOPERATION
+STOPPED, AUTONOMOUS, TELEOPERATION = (OperationMode.STOPPED, OperationMode.AUTONOMOUS,
+                                    OperationMode.TELEOPERATION)
 CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config'
 
 
@@ -273,3 +274,83 @@ def test_robot_sm_up_merges_the_inputs_of_its_parameter_files(
                 f'{ros.namespace}/{topic}') == 1, WAIT), topic
     finally:
         suite.shutdown()
+
+
+def test_the_latched_estop_is_above_every_input_and_lock(ros: RosHarness) -> None:
+    # A safety controller of the highest priority, above every lock, still gives way to it.
+    controller = entries('inputs', controller={'topic': 'safety_vel', 'timeout': 0.5,
+                                               'priority': 255, 'class': 'autonomy'})
+    inputs = selected(ros)
+    mux = Mux(ros, {**INPUTS, **controller, **LOCKS})
+    safety = Stream(ros, Bool, 'safety_ok', Bool(data=False), rate=20.0)
+    navigation = Stream(ros, Twist, 'nav_vel', twist(0.3))
+    safety_controller = Stream(ros, Twist, 'safety_vel', None)
+    joystick = Stream(ros, Twist, 'joy_vel', None)
+    pause = ros.publisher(Bool, 'pause_navigation')
+    for stream in (safety, navigation, safety_controller, joystick):
+        ros.wait_for_subscribers(stream.publisher)
+    ros.wait_for_subscribers(pause)
+    assert mux.set_mode(AUTONOMOUS).success
+    mux.wait_cmd(linear_x(0.3), after=time.monotonic())
+    started = time.monotonic()
+    safety_controller.switch(twist(0.1))
+    mux.wait_cmd(linear_x(0.1), after=started)
+    inputs.wait_for(lambda m: m.data == 'controller', after=started)
+
+    engaged = time.monotonic()
+    assert mux.estop(True).success
+    zero = mux.wait_cmd(is_zero, after=engaged)
+    inputs.wait_for(lambda m: m.data == 'none', after=engaged)
+    # Every input streams, the joystick above the pause tries to take over, the locks are free
+    # and the pause comes and goes: nothing moves the robot and the mode stays.
+    joystick.switch(twist(yaw=0.4))
+    pause.publish(Bool(data=True))
+    time.sleep(0.2)
+    pause.publish(Bool(data=False))
+    time.sleep(0.4)
+    assert all(is_zero(m) for m in mux.cmd_since(zero))
+    assert mux.modes.messages[-1].mode == AUTONOMOUS and mux.modes.messages[-1].emergency_stop
+    assert inputs.messages[-1].data == 'none'
+
+    released = time.monotonic()
+    assert mux.estop(False).success  # released to STOPPED: still nothing moves
+    mux.wait_mode(STOPPED, after=released)
+    time.sleep(0.3)
+    assert all(is_zero(m) for m in mux.cmd_since(released))
+    reselected = time.monotonic()
+    assert mux.set_mode(AUTONOMOUS).success  # the joystick held through the stop stays out
+    mux.wait_cmd(linear_x(0.1), after=reselected)
+    inputs.wait_for(lambda m: m.data == 'controller', after=reselected)
+    assert mux.modes.messages[-1].mode == AUTONOMOUS
+
+
+def test_diagnostics_give_each_input_and_lock_its_age_rate_counts_and_state(
+        ros: RosHarness) -> None:
+    mux = Mux(ros, {**INPUTS, **LOCKS})
+    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
+    safety = Stream(ros, Bool, 'safety_ok', Bool(data=False), rate=20.0)
+    navigation = Stream(ros, Twist, 'nav_vel', twist(0.3), rate=20.0)
+    docking = ros.publisher(Twist, 'dock_vel')
+    for publisher in (safety.publisher, navigation.publisher, docking):
+        ros.wait_for_subscribers(publisher)
+    assert mux.set_mode(AUTONOMOUS).success
+    mux.wait_cmd(linear_x(0.3), after=time.monotonic())
+    for _ in range(3):  # dropped on docking, counted there (its queue holds one message)
+        docking.publish(twist(float('nan')))
+        time.sleep(0.1)
+    checked = time.monotonic()
+    status = mux_status(diagnostics, mux, checked,
+                        lambda s: any(kv.key == 'docking dropped' and kv.value == '3'
+                                      for kv in s.values))
+    values = {kv.key: kv.value for kv in status.values}
+    assert values['active source'] == 'navigation' and values['lock priority'] == '0'
+    assert values['navigation state'] == 'driving'
+    assert values['docking state'] == 'no message yet'
+    assert (values['joystick state'], values['joystick age (s)']) == ('no message yet', 'never')
+    assert (values['safety state'], values['pause state']) == ('free', 'free')
+    assert values['pause age (s)'] == 'never' and values['pause received'] == '0'
+    for name in ('navigation', 'safety'):  # both stream at 20 Hz
+        assert 10.0 <= float(values[f'{name} rate (Hz)']) <= 30.0, values
+        assert float(values[f'{name} age (s)']) < 0.5, values
+        assert int(values[f'{name} received']) > 0 and values[f'{name} dropped'] == '0'
+    assert 'dropping non-finite or unscalable messages on docking' in status.message

@@ -148,11 +148,11 @@ class Selection:
         lock = self.masking_lock(state.spec.priority, now)
         if lock is not None:
             return f'locked by {lock.spec.name}'
-        if not state.armed:
-            return 'ran through a stop: waits for a zero command or a pause'
         age = state.stats.age(now)
         if age is None:
             return 'no message yet'
+        if not state.armed:
+            return 'ran through a stop: waits for a zero command or a pause'
         return 'fresh' if age <= state.spec.timeout else f'stale ({age:.2f} s old)'
 
     def why_none(self, mode: Mode, now: float) -> str:
@@ -166,7 +166,7 @@ class Selection:
             age = state.stats.age(now)
             if lock is not None:
                 reasons.append(f'{state.spec.name}: locked by {lock.spec.name}')
-            elif not state.armed:
+            elif not state.armed and age is not None:
                 reasons.append(f'{state.spec.name}: waits for a zero command or a pause')
             else:
                 silent = 'no message yet' if age is None else f'newest message {age:.2f} s old'
