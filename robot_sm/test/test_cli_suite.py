@@ -18,7 +18,7 @@ import subprocess
 import time
 from typing import List, Sequence
 
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, Twist, Vector3
 from operator_suite import (
     cli_command,
     describe,
@@ -102,6 +102,15 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
     [waypoint] = status['waypoints']
     assert (waypoint['x'], waypoint['y'], waypoint['routine'], waypoint['visited']) == (
         1.0, 2.0, 'Wait', False)
+
+
+def test_status_names_the_input_that_drives(ros: RosHarness, suite: RunningSuite) -> None:
+    ok(suite, 'mode', 'stopped')  # an operator selected a mode: a teleoperation stream takes over
+    teleoperation = ros.publisher(Twist, 'teleoperation/cmd_vel', qos.COMMAND_OUT)
+    ros.probe.create_timer(0.05, lambda: teleoperation.publish(Twist(linear=Vector3(x=0.2))))
+    suite.client.wait_for_mode('teleop')
+    assert 'input teleoperation' in ok(suite, 'status').stdout
+    assert json.loads(ok(suite, '--json', 'status').stdout)['selected_input'] == 'teleoperation'
 
 
 def test_status_watch_refreshes_until_ctrl_c(ros: RosHarness, suite: RunningSuite) -> None:
