@@ -7,6 +7,7 @@ parameter loading; a bad entry stops the node with one line naming it.
 """
 
 import pathlib
+import re
 import time
 from typing import Any, Dict, List
 
@@ -354,3 +355,51 @@ def test_diagnostics_give_each_input_and_lock_its_age_rate_counts_and_state(
         assert float(values[f'{name} age (s)']) < 0.5, values
         assert int(values[f'{name} received']) > 0 and values[f'{name} dropped'] == '0'
     assert 'dropping non-finite or unscalable messages on docking' in status.message
+
+
+def readme_migration_blocks() -> List[Dict[str, Any]]:
+    """Return the YAML blocks of the README's twist_mux note: twist_mux's, then ours."""
+    readme = (pathlib.Path(__file__).resolve().parents[2] / 'README.md').read_text()
+    section = readme.split('## Velocity inputs and locks: coming from twist_mux')[1]
+    section = section.split('\n## ')[0]
+    return [yaml.safe_load(block) for block in re.findall(r'```yaml\n(.*?)```', section, re.S)]
+
+
+def flat(tree: Dict[str, Any], prefix: str = '') -> Dict[str, Any]:
+    """Return a parameter file's nested ``ros__parameters`` as ROS keeps them: dotted names."""
+    values: Dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            values.update(flat(value, f'{prefix}{key}.'))
+        else:
+            values[f'{prefix}{key}'] = value
+    return values
+
+
+def test_the_readme_s_twist_mux_example_is_refused_and_ours_drives_as_twist_mux_would(
+        ros: RosHarness) -> None:
+    theirs, ours = readme_migration_blocks()
+    message = refusal(ros, flat(theirs['twist_mux']['ros__parameters']))
+    assert message.startswith("parameter 'topics.joystick.priority': twist_mux's topics are "
+                              "this mux's inputs"), message
+    inputs = selected(ros)
+    # Teleoperation selected by request ends after the idle timer unless an unmasked input moves.
+    mux = Mux(ros, {**flat(ours['/**/robot_control_mux']['ros__parameters']),
+                    'teleoperation_idle_timer': 2.0})
+    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
+    keyboard = Stream(ros, Twist, 'key_vel', twist(0.2))
+    tablet = Stream(ros, Twist, 'tab_vel', None)
+    # The pause masks the keyboard (90), not the tablet (100, the lock's priority).
+    pause = Stream(ros, Bool, 'pause_navigation', Bool(data=True), rate=20.0)
+    for publisher in (keyboard.publisher, tablet.publisher, pause.publisher):
+        ros.wait_for_subscribers(publisher)
+    mux_status(diagnostics, mux, 0.0, lambda s: any(
+        (kv.key, kv.value) == ('pause state', 'locked (data true)') for kv in s.values))
+    started = time.monotonic()
+    assert mux.set_mode(TELEOPERATION).success
+    time.sleep(0.3)
+    assert all(is_zero(m) for m in mux.cmd_since(started))
+    assert inputs.messages[-1].data == 'none'
+    tablet.switch(twist(0.1))
+    mux.wait_cmd(linear_x(0.1), after=started)
+    inputs.wait_for(lambda m: m.data == 'tablet', after=started)

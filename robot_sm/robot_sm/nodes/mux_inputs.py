@@ -40,8 +40,8 @@ def declare_inputs_and_locks(node: Node, config: Dict[str, Any]) -> None:
     if twist_mux is not None:
         raise ConfigurationError(
             f"parameter '{twist_mux}': twist_mux's topics are this mux's inputs, and each needs "
-            'a class too (autonomy or teleoperation): see the migration note in '
-            'docs/robot_control_mux.md')
+            "a class too (autonomy or teleoperation): see the README's section 'Velocity "
+            "inputs and locks: coming from twist_mux'")
     inputs = declare_entries(node, 'inputs', INPUT_PARAMETERS, INPUT_REQUIRED)
     locks = declare_entries(node, 'locks', LOCK_PARAMETERS, LOCK_REQUIRED)
     if inputs and 'autonomy_timeout' in given:
