@@ -27,8 +27,8 @@ from test_robot_control_mux_node import (
     is_zero, linear_x, Mux, mux_status, Stream, TICK, twist, WAIT)
 import yaml
 
-STOPPED, AUTONOMOUS, TELEOPERATION = (OperationMode.STOPPED, OperationMode.AUTONOMOUS,
-                                    OperationMode.TELEOPERATION)
+STOPPED, AUTONOMOUS, TELEOPERATION = (
+    OperationMode.STOPPED, OperationMode.AUTONOMOUS, OperationMode.TELEOPERATION)
 CONFIG = pathlib.Path(__file__).resolve().parents[1] / 'config'
 
 
