@@ -237,10 +237,11 @@ def main() -> int:
                                                / report['command_two_ms'][q])
     print_table('robot_control_mux input selection vs bare rclpy relay (ms)', rows)
     core_rows = []
+    core_labels = {'two': 'the shipped two inputs', 'eight': 'eight inputs and a lock'}
     for name in ('two', 'eight'):
         stats = summary(core[name], 1e6)
         report[f'core_command_{name}_us'] = stats
-        core_rows.append({'measure': f'ControlMux.command, {labels[name]}', **stats})
+        core_rows.append({'measure': f'ControlMux.command, {core_labels[name]}', **stats})
     report['ratio_core_eight_two_p50'] = (report['core_command_eight_us']['p50']
                                           / report['core_command_two_us']['p50'])
     print_table('the selection alone, in the core (µs per command, median of batches)',
