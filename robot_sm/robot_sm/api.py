@@ -25,9 +25,10 @@ from a short-lived process as from a long one:
 """
 
 from dataclasses import dataclass, field
+import json
 import math
 import time
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from geometry_msgs.msg import Pose, PoseStamped
 from rclpy.duration import Duration
@@ -465,6 +466,15 @@ class SuiteClient(SuiteConnection):
         ``ros2 service call robot_sm/state_info std_srvs/srv/Trigger``
         """
         return self._trigger(Trigger, 'robot_sm/state_info')
+
+    def cycle(self) -> Dict[str, Any]:
+        """
+        Return the operating cycle the state interface runs: roles, outcomes, interrupts.
+
+        ``ros2 topic echo --once robot_sm/cycle`` (JSON, transient local);
+        :func:`robot_sm.statemachine.cycle.table` prints it.
+        """
+        return json.loads(self.latched(String, 'robot_sm/cycle').data)
 
     def status(self) -> Status:
         """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""

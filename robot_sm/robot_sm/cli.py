@@ -53,6 +53,7 @@ VERBS: Dict[str, Verb] = {
     'up': Verb(verbs.up, [verbs.up_options], asks_suite=False),
     'connect': Verb(verbs.connect, [verbs.connect_options], asks_suite=False),
     'status': Verb(verbs.status, [verbs.watch_option], asks_suite=False),
+    'cycle': Verb(verbs.cycle, asks_suite=False),
     'estop': Verb(verbs.estop, [verbs.on_off]),
     'mode': Verb(verbs.mode, [verbs.mode_name]),
     'waypoint add': Verb(verbs.waypoint_add, [verbs.pose, verbs.routine_and_insertion]),

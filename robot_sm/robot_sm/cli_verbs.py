@@ -159,6 +159,15 @@ def status(args: argparse.Namespace, emit: Emit) -> int:
             time.sleep(1.0)
 
 
+def cycle(args: argparse.Namespace, emit: Emit) -> int:
+    """Show the operating cycle: each role's state, outcomes and interrupts."""
+    from robot_sm.statemachine.cycle import table
+    with suite_of(args) as suite:
+        document = suite.cycle()
+    emit(document, table(document))
+    return EXIT_OK
+
+
 def estop(suite: Any, args: argparse.Namespace) -> Any:
     """Engage or release the software e-stop."""
     return suite.set_emergency_stop(args.action == 'on')

@@ -12,6 +12,14 @@ fails if it leaves a thread running. Tests of the running suite start it with ``
 Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
 temporary folder for the whole session, inherited by every node process a test starts: tests
 never read or write the user's ``~/.ros``.
+
+Fast DDS delivers between two participants of one process by direct calls (intra-process
+delivery), and with several participants in a process, which every node test has (the harness,
+each node's context, clients), a participant's teardown can deadlock on that path
+(eProsima/Fast-DDS#6193: the main thread waits in ``ResourceEvent::unregister_timer`` for an event
+thread that waits for a lock the main thread holds). The tests turn it off
+(``test/fixtures/fastdds_no_intraprocess.xml``): participants talk through the transports, as the
+suite's processes do on a robot.
 """
 
 import itertools
@@ -38,6 +46,9 @@ TEST_PLUGINS = pathlib.Path(__file__).parent / 'fixtures' / 'plugins'
 sys.path.insert(0, str(TEST_PLUGINS))
 
 
+#: Fast DDS settings for every participant the tests create, in this process and in children.
+FASTDDS_PROFILE = pathlib.Path(__file__).parent / 'fixtures' / 'fastdds_no_intraprocess.xml'
+
 _ros_home = tempfile.mkdtemp(prefix='robot_sm-test-ros-home-')
 
 
@@ -46,6 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST':
         os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     os.environ['ROS_HOME'] = _ros_home
+    os.environ['FASTRTPS_DEFAULT_PROFILES_FILE'] = str(FASTDDS_PROFILE)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -268,6 +268,17 @@ def test_reverse_on_off(suite: RunningSuite) -> None:
     reverse.wait_last(lambda m: m.data is False, WAIT)
 
 
+def test_cycle_prints_the_table_the_state_interface_runs(suite: RunningSuite) -> None:
+    document = json.loads(ok(suite, '--json', 'cycle').stdout)
+    roles = {role['role']: role for role in document['roles']}
+    assert document['start'] == 'boot'
+    assert roles['idle']['interrupts']['EMERGENCY_STOP'] == 'emergency_stop'
+    assert document['interrupt_priority'][0] == 'EMERGENCY_STOP'
+    text = ok(suite, 'cycle').stdout
+    assert text.startswith('| role | state (plugin) |')
+    assert all(f'| {role} |' in text for role in roles)
+
+
 def test_a_missing_part_of_the_suite_is_named_and_exits_with_2(ros: RosHarness) -> None:
     # The mux and the service provider run, the state interface does not.
     ros.start_node(RobotControlMux)

@@ -14,7 +14,7 @@ from robot_sm import qos
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
 from robot_sm.parameters import ConfigurationError
 from robot_sm.testing import python_module_argv, Recorder, RosHarness, wait_until
-from robot_sm_msgs.msg import ExecutionState
+from robot_sm_msgs.msg import ExecutionState, OperationMode
 from sensor_msgs.msg import JointState, Joy
 from std_msgs.msg import Bool
 
@@ -203,6 +203,43 @@ def test_kill_held_stops_and_resets_every_tick(ros: RosHarness) -> None:
         teleop.xr.buttons['left'] = [0]
     teleop.wait_state(ExecutionState.STOPPED, after=time.monotonic())
     teleop.wait_ticks(3)
+
+
+def test_the_robots_emergency_stop_stops_teleop_and_its_release_does_not_resume(
+        ros: RosHarness) -> None:
+    teleop = Teleop(ros, {'base_teleop': True})
+    mux = ros.add_node(Node('mux_stand_in', namespace=ros.namespace, context=ros.context))
+    mode = mux.create_publisher(OperationMode, 'robot_sm/operation_mode', qos.STATE)
+    mode.publish(OperationMode(mode=OperationMode.TELEOPERATION, emergency_stop=False))
+    teleop.run()
+    teleop.joints.wait_for(timeout=TIMEOUT)
+    teleop.xr.change('left', axes=(THUMB_Y, 1.0))
+    teleop.cmd_vel.wait_for(lambda m: m.linear.x > 0.0, TIMEOUT)
+
+    engaged_at = time.monotonic()
+    mode.publish(OperationMode(mode=OperationMode.STOPPED, emergency_stop=True))
+    stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=engaged_at)
+    assert stopped_at - engaged_at < 2 * TICK + 0.08
+    teleop.wait_ticks(10)
+    assert [m.data for m in teleop.reset.since(engaged_at)].count(True) == 1
+    assert teleop.joints.since(stopped_at + 0.05) == []
+    assert teleop.cmd_vel.last is not None and teleop.cmd_vel.last.linear.x == 0.0
+    # The run toggle does nothing while the e-stop is engaged.
+    teleop.xr.change('left', buttons=(PRIMARY, 1))
+    teleop.wait_ticks(6)
+    teleop.xr.change('left', buttons=(PRIMARY, 0))
+    teleop.wait_ticks(6)
+    assert teleop.state.last is not None and teleop.state.last.state == ExecutionState.STOPPED
+
+    # Released: still STOPPED with the thumbstick held; the operator's toggles start it again.
+    released_at = time.monotonic()
+    mode.publish(OperationMode(mode=OperationMode.STOPPED, emergency_stop=False))
+    teleop.wait_ticks(12)
+    assert teleop.state.last is not None and teleop.state.last.state == ExecutionState.STOPPED
+    assert teleop.joints.since(released_at) == []
+    assert all(m.linear.x == 0.0 for m in teleop.cmd_vel.since(released_at))
+    teleop.run()
+    teleop.joints.wait_for(timeout=TIMEOUT, after=time.monotonic())
 
 
 @pytest.mark.parametrize('parameters, named', [

@@ -6,6 +6,7 @@ import time
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
 import numpy as np
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from robot_sm import qos
 from robot_sm.nodes.robot_sim import RobotSim
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
@@ -41,10 +42,13 @@ def short_session(path: pathlib.Path) -> XrSession:
 def test_every_sample_is_published_once_and_untracked_poses_are_not(
         ros: RosHarness, tmp_path: pathlib.Path) -> None:
     short_session(tmp_path / 'short.npz')
-    poses = ros.record(PoseStamped, 'xr/right/pose', qos.SENSOR)
-    left_joys = ros.record(Joy, 'xr/left/joy', qos.SENSOR)
-    right_joys = ros.record(Joy, 'xr/right/joy', qos.SENSOR)
-    ros.record(PoseStamped, 'xr/left/pose', qos.SENSOR)
+    # Best effort as the publisher, with room for every sample: a busy test process that takes
+    # them late does not lose them to a keep-last history of 5.
+    every = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
+    poses = ros.record(PoseStamped, 'xr/right/pose', every)
+    left_joys = ros.record(Joy, 'xr/left/joy', every)
+    right_joys = ros.record(Joy, 'xr/right/joy', every)
+    ros.record(PoseStamped, 'xr/left/pose', every)
     replay = ros.start_node(XrReplay, {'session_file': str(tmp_path / 'short.npz')})
     right_joys.wait_for(lambda m: abs(m.axes[2] - 0.9) < 1e-6, timeout=10.0)
     assert wait_until(replay.finished.done, timeout=5.0)   # done after the last sample went out

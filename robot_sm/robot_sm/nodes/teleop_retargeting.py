@@ -19,6 +19,10 @@ publishes:
 A controller is present while its ``xr/<hand>/joy`` messages keep arriving (within
 ``input_timeout``); its pose counts as tracked while ``xr/<hand>/pose`` messages do. A controller
 that falls silent stops teleop at once (fail-safe to STOPPED, one reset pulse).
+
+The robot's latched emergency stop (``robot_sm/operation_mode``, transient_local, from
+robot_control_mux) stops teleop the same way while it is engaged, so the arm obeys the e-stop as
+the base does; after the release nothing moves until the operator toggles run again.
 """
 
 import math
@@ -40,7 +44,7 @@ from robot_sm.teleop.controller import ControllerSample, HANDS
 from robot_sm.teleop.execution import ExecutionState
 from robot_sm.teleop.ik import model_from_urdf, model_from_urdf_file, PositionIk
 from robot_sm.teleop.settings import IK_PARAMETERS, IkSettings, TELEOP_PARAMETERS, TeleopSettings
-from robot_sm_msgs.msg import ExecutionState as ExecutionStateMsg
+from robot_sm_msgs.msg import ExecutionState as ExecutionStateMsg, OperationMode
 from sensor_msgs.msg import JointState, Joy
 from std_msgs.msg import Bool, Float32MultiArray, MultiArrayDimension
 
@@ -126,6 +130,9 @@ class TeleopRetargeting(Node):
             self.create_subscription(Joy, f'xr/{hand}/joy', self._joys[hand], qos.SENSOR)
         self.create_subscription(PoseStamped, 'robot_ee_pose', self._on_ee_pose, qos.SENSOR)
         self.create_subscription(PoseStamped, 'robot_base_pose', self._on_base_pose, qos.SENSOR)
+        self._emergency_stop = False
+        self.create_subscription(OperationMode, 'robot_sm/operation_mode',
+                                 self._on_operation_mode, qos.STATE)
 
         self._joint_pub = self.create_publisher(JointState, 'joint_command', qos.COMMAND_OUT)
         self._action_pub = self.create_publisher(Float32MultiArray, 'teleop/action',
@@ -160,6 +167,13 @@ class TeleopRetargeting(Node):
             return PositionIk(model, config_from(IkSettings, config))
         except ValueError as error:
             raise ConfigurationError(f'parameter {error}') from None
+
+    def _on_operation_mode(self, msg: OperationMode) -> None:
+        if msg.emergency_stop != self._emergency_stop:
+            self.get_logger().warning(
+                'emergency stop engaged: teleop stopped' if msg.emergency_stop
+                else 'emergency stop released: toggle run to teleoperate')
+        self._emergency_stop = msg.emergency_stop
 
     def _on_ee_pose(self, msg: PoseStamped) -> None:
         self._robot_ee_pose = _pose_matrix(msg)
@@ -196,7 +210,8 @@ class TeleopRetargeting(Node):
     def _tick(self) -> None:
         now = self._now()
         out = self._teleop.tick(now, self._sample('left', now), self._sample('right', now),
-                                self._robot_ee_pose, self._robot_base_pose)
+                                self._robot_ee_pose, self._robot_base_pose,
+                                halted=self._emergency_stop)
         stamp = self.get_clock().now().to_msg()
 
         state = (_STATE_CODES[out.state], out.reset)

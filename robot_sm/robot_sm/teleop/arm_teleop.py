@@ -162,13 +162,18 @@ class ArmTeleop:
         right: Optional[ControllerSample],
         robot_ee_pose: Optional[np.ndarray] = None,
         robot_base_pose: Optional[np.ndarray] = None,
+        halted: bool = False,
     ) -> TeleopOutput:
         """
         Run one tick at ``now`` (seconds) with this tick's controller samples (None = absent).
 
         ``robot_ee_pose`` / ``robot_base_pose`` are optional 4x4 world ← end-effector and
-        world ← base transforms.
+        world ← base transforms. ``halted`` (the robot's emergency stop) counts as both
+        controllers lost: STOPPED with one reset pulse, and after it only the operator's run
+        toggle starts again.
         """
+        if halted:
+            left = right = None
         outputs = self.session.step({
             self._controllers.name: {'left': left, 'right': right},
             self._ee_input.name: {ValueInput.VALUE: robot_ee_pose},
