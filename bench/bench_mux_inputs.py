@@ -1,7 +1,7 @@
 """
 Latency of the mux's input selection: eight inputs at 100 Hz against two and a bare relay.
 
-Five node processes run side by side, each in a namespace of its own:
+Six node processes run side by side, in four namespaces:
 
 - ``relay``: a bare rclpy relay (``autonomy/cmd_vel`` → ``cmd_vel`` from its subscription
   callback, nothing else; ``bench/bench_mux.py``'s baseline);
@@ -13,8 +13,8 @@ Five node processes run side by side, each in a namespace of its own:
   streaming non-zero commands, the shipped teleoperation input (which takes over) streaming
   zeros, and a lock with a timeout (priority 255) streaming false;
 - ``load``: the streams of ``eight``: every input but autonomy and the lock at 100 Hz each;
-- ``idle``: the same eight inputs and lock, only the lock streaming (at 100 Hz): the cost of
-  the selection apart from the load (a busy process also wakes faster, which flatters
+- ``idle``: the same eight inputs and lock, only the lock streaming (at 100 Hz, from a sixth
+  process): the cost of the selection apart from the load (a busy process also wakes faster, which flatters
   ``eight``).
 
 The cost of the selection alone is measured in this process too: the core's
