@@ -14,8 +14,8 @@ Six node processes run side by side, in four namespaces:
   zeros, and a lock with a timeout (priority 255) streaming false;
 - ``load``: the streams of ``eight``: every input but autonomy and the lock at 100 Hz each;
 - ``idle``: the same eight inputs and lock, only the lock streaming (at 100 Hz, from a sixth
-  process): the cost of the selection apart from the load (a busy process also wakes faster, which flatters
-  ``eight``).
+  process): the cost of the selection apart from the load (a busy process also wakes faster,
+  which flatters ``eight``).
 
 The cost of the selection alone is measured in this process too: the core's
 ``ControlMux.command`` for the measured input, with the shipped two inputs and with the eight and
