@@ -104,6 +104,8 @@ class Status:
     outcome: Optional[str] = None
     mode: Optional[str] = None
     emergency_stop: Optional[bool] = None
+    #: The mux's input that drives the base (``none`` when nothing does).
+    selected_input: Optional[str] = None
     waypoints: List[WaypointInfo] = field(default_factory=list)
     following_mode: Optional[str] = None
     following_reverse: Optional[bool] = None
@@ -475,11 +477,11 @@ class SuiteClient(SuiteConnection):
         return json.loads(self.latched(String, 'robot_sm/cycle').data)
 
     def status(self) -> Status:
-        """Collect the state, mode, e-stop, waypoints and pose in one snapshot."""
+        """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""
         status = Status()
         topics = ((String, STATE_INFO), (OperationMode, OPERATION_MODE),
-                  (WaypointArray, WAYPOINTS), (Bool, 'robot_sm/reverse_mode'),
-                  (String, STATE_OUTCOME))
+                  (String, 'robot_sm/selected_input'), (WaypointArray, WAYPOINTS),
+                  (Bool, 'robot_sm/reverse_mode'), (String, STATE_OUTCOME))
         # Subscribe to everything first, so that it is all discovered at the same time.
         for msg_type, topic in topics:
             self._subscribe_latched(msg_type, topic)
@@ -488,6 +490,7 @@ class SuiteClient(SuiteConnection):
         mode = self.latched(OperationMode, OPERATION_MODE)
         status.mode = MODE_NAMES.get(mode.mode, str(mode.mode))
         status.emergency_stop = bool(mode.emergency_stop)
+        status.selected_input = self.latched(String, 'robot_sm/selected_input').data
         array = self.latched(WaypointArray, WAYPOINTS)
         status.waypoints = waypoint_infos(array)
         status.following_mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))

@@ -153,7 +153,7 @@ def connect(args: argparse.Namespace, emit: Emit) -> int:
 
 
 def status(args: argparse.Namespace, emit: Emit) -> int:
-    """Show state, mode, e-stop, waypoints and pose."""
+    """Show state, mode, e-stop, the input that drives, waypoints and pose."""
     with suite_of(args) as suite:
         while True:
             shown = suite.status()
@@ -371,7 +371,7 @@ def format_status(status: Any) -> str:
     unreachable = sum(w.unreachable for w in status.waypoints)
     return '\n'.join([
         f'state      {status.state}{last}',
-        f'mode       {status.mode}    e-stop {estop}',
+        f'mode       {status.mode}    e-stop {estop}    input {status.selected_input}',
         f"driving    {'reverse' if status.driving_reverse else 'forward'}",
         f'pose       {pose}',
         f'waypoints  {len(status.waypoints)} ({visited} visited, {unreachable} unreachable), '

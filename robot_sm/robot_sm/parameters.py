@@ -19,7 +19,8 @@ a readable length.
 import array
 from dataclasses import dataclass, field, fields
 import math
-from typing import Any, Callable, ClassVar, Dict, Mapping, Optional, Sequence, Type, TypeVar
+from typing import (
+    Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Type, TypeVar)
 
 from robot_sm.quoting import quoted
 
@@ -110,10 +111,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def validate(spec: Param, value: Any) -> Any:
-    """Return ``value`` converted to the spec's kind, or raise :class:`ConfigurationError`."""
+def validate(spec: Param, value: Any, name: str = '') -> Any:
+    """
+    Return ``value`` converted to the spec's kind, or raise :class:`ConfigurationError`.
+
+    The message names the parameter ``name`` (the spec's name if empty): an entry's field is
+    declared as ``<group>.<entry>.<field>``.
+    """
     kind = spec.resolved_kind()
-    name = spec.name
+    name = name or spec.name
 
     def fail(problem: str) -> ConfigurationError:
         return ConfigurationError(f"parameter '{name}' {problem} (got {quoted(value)})")
@@ -162,13 +168,59 @@ def validate(spec: Param, value: Any) -> Any:
     return value
 
 
-def validate_all(specs: Sequence[Param], values: Mapping[str, Any]) -> Dict[str, Any]:
+def validate_all(specs: Sequence[Param], values: Mapping[str, Any],
+                 prefix: str = '') -> Dict[str, Any]:
     """
     Return every spec's value from ``values`` (its default where missing), validated.
 
+    With a ``prefix``, messages name ``<prefix>.<name>``.
+
     :raises ConfigurationError: for the first value with the wrong type or out of its bounds.
     """
-    return {spec.name: validate(spec, values.get(spec.name, spec.default)) for spec in specs}
+    return {spec.name: validate(spec, values.get(spec.name, spec.default),
+                                f'{prefix}.{spec.name}' if prefix else '')
+            for spec in specs}
+
+
+# Named entries ---------------------------------------------------------------------------------
+#
+# A group of entries is a map of names to fields in a parameter file, twist_mux's layout:
+#
+#     inputs:
+#       navigation: {topic: nav_vel, timeout: 0.5, priority: 10, class: autonomy}
+#
+# ROS 2 keeps parameters flat (``inputs.navigation.topic``); the entry names are found among the
+# names of the parameters a node was given.
+
+
+def named_entries(names: Iterable[str], group: str, specs: Sequence[Param],
+                  required: Sequence[str]) -> List[str]:
+    """
+    Return the names of the entries of ``group`` among the parameter ``names``, sorted.
+
+    Each entry's fields are ``<group>.<entry>.<field>``, a field being one of ``specs``.
+
+    :raises ConfigurationError: naming the first parameter under ``group`` that is not an
+        entry's field, or the first field of ``required`` an entry lacks.
+    """
+    fields = {spec.name for spec in specs}
+    found: Dict[str, List[str]] = {}
+    for name in sorted(names):
+        if name != group and not name.startswith(f'{group}.'):
+            continue
+        parts = name.split('.')
+        if len(parts) != 3 or parts[2] not in fields:
+            raise ConfigurationError(
+                f"parameter '{name}' is not a field of an entry of {group}: give "
+                f"{group}.<name>.<field>, a field being one of {', '.join(sorted(fields))}")
+        found.setdefault(parts[1], []).append(parts[2])
+    for entry, given in found.items():
+        missing = [field_name for field_name in required if field_name not in given]
+        if missing:
+            raise ConfigurationError(
+                f"parameter '{group}.{entry}.{missing[0]}' is missing: every entry of {group} "
+                f"needs {', '.join(required)}")
+    return sorted(found)
 
 
 # Core configurations ----------------------------------------------------------------------------

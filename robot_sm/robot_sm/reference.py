@@ -50,7 +50,9 @@ class NodePage(NamedTuple):
 
 NODE_PAGES = (
     NodePage('robot_control_mux', 'robot_sm.nodes.robot_control_mux', 'RobotControlMux',
-             {'joystick_used': True, 'heartbeat_topic': 'placeholder_heartbeat_topic'}),
+             {'joystick_used': True, 'heartbeat_topic': 'placeholder_heartbeat_topic',
+              'locks.pause.topic': 'placeholder_lock_topic', 'locks.pause.timeout': 0.0,
+              'locks.pause.priority': 50}),
     NodePage('service_provider', 'robot_sm.nodes.service_provider', 'ServiceProvider',
              {'pose_source': 'topic',
               'navigation_reverse_service': 'placeholder_navigation_reverse_service'}),

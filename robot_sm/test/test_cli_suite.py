@@ -18,7 +18,7 @@ import subprocess
 import time
 from typing import List, Sequence
 
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, Twist, Vector3
 from operator_suite import (
     cli_command,
     describe,
@@ -86,7 +86,7 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
     assert text_result.returncode == json_result.returncode == 0, describe(text_result)
     text = text_result.stdout
     assert 'state      Idle    (last: Boot: boot finished)' in text
-    assert 'mode       stopped    e-stop released' in text
+    assert 'mode       stopped    e-stop released    input none' in text
     assert 'driving    forward' in text
     assert 'pose       (0.75, 1.25, yaw 1.57)' in text
     assert 'waypoints  1 (0 visited, 0 unreachable), single, forward' in text
@@ -96,11 +96,21 @@ def test_status_shows_state_mode_estop_waypoints_and_pose_as_text_and_json(
     assert (status['state'], status['mode'], status['emergency_stop']) == ('Idle', 'stopped',
                                                                            False)
     assert status['pose'] == pytest.approx([0.75, 1.25, math.pi / 2])
+    assert status['selected_input'] == 'none'
     assert status['driving_reverse'] is False
     assert status['outcome'] == 'Boot: boot finished'
     [waypoint] = status['waypoints']
     assert (waypoint['x'], waypoint['y'], waypoint['routine'], waypoint['visited']) == (
         1.0, 2.0, 'Wait', False)
+
+
+def test_status_names_the_input_that_drives(ros: RosHarness, suite: RunningSuite) -> None:
+    ok(suite, 'mode', 'stopped')  # an operator selected a mode: a teleoperation stream takes over
+    teleoperation = ros.publisher(Twist, 'teleoperation/cmd_vel', qos.COMMAND_OUT)
+    ros.probe.create_timer(0.05, lambda: teleoperation.publish(Twist(linear=Vector3(x=0.2))))
+    suite.client.wait_for_mode('teleop')
+    assert 'input teleoperation' in ok(suite, 'status').stdout
+    assert json.loads(ok(suite, '--json', 'status').stdout)['selected_input'] == 'teleoperation'
 
 
 def test_status_watch_refreshes_until_ctrl_c(ros: RosHarness, suite: RunningSuite) -> None:

@@ -69,6 +69,7 @@ def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(
         # The first waypoint is reached, the second cannot be, the robot drives to the third.
         until(lambda: statuses(panel.table) == ['visited', 'unreachable', 'pending', 'pending']
               and panel.state_label.text() == 'Current state: W: Navigation', timeout=30.0)
+        until(lambda: panel.input_label.text() == 'Input: autonomy')  # the mux's choice
         assert panel.mode_buttons['autonomy'].isChecked()
         assert panel.following_button.text() == 'Stop'
         assert panel.info_label.text() == 'waypoint following: Waypoint following started'

@@ -3,35 +3,33 @@ The mux's configuration: the specification of each of its parameters, and its in
 
 :data:`MUX_PARAMETERS` are the ``robot_control_mux`` node's parameters that configure the core;
 :class:`MuxConfig` takes its defaults from them and checks its fields with them, so the node and
-a mux built in Python refuse the same values with the same message.
+a mux built in Python refuse the same values with the same message. Its velocity inputs and locks
+are those of :mod:`robot_sm.mux.inputs`; without configured inputs it has autonomy and
+teleoperation (:func:`velocity_inputs`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from robot_sm.mux.status import Mode
+from robot_sm.mux.inputs import check_entries, default_inputs, Lock, VelocityInput
 from robot_sm.parameters import defaults, duration, Param, Settings
 
 #: Values of ``teleop_timeout_mode``: the mode to fall back to when teleoperation goes idle.
 TELEOP_TIMEOUT_MODES = ('stopped', 'previous')
-
-#: Names of the inputs, as reported in diagnostics.
-AUTONOMY = 'autonomy'
-TELEOPERATION = 'teleoperation'
-JOYSTICK = 'joy'
-HEARTBEAT = 'heartbeat'
-SUPERVISOR = 'supervisor'
 
 #: The supervisor's heartbeat: published by the state interface on every tick.
 SUPERVISOR_HEARTBEAT = 'robot_sm/supervisor_heartbeat'
 
 MUX_PARAMETERS = (
     duration('teleoperation_idle_timer', 0.5, 'Time after the last non-zero teleoperation '
-             'command (or joystick action) after which teleoperation ends.', 0.05, 10.0),
+             'command (or joystick action, or the request) after which teleoperation ends; '
+             'without inputs, also the age at which a teleoperation command is stale.', 0.05,
+             10.0),
     Param('teleop_timeout_mode', 'stopped', 'Mode after teleoperation ends: stopped, or '
           'previous (the mode teleoperation took over from).', choices=TELEOP_TIMEOUT_MODES),
     duration('autonomy_timeout', 0.5, 'Age after which an autonomy command is stale and '
-             'replaced by zero.', 0.01, 10.0),
+             'replaced by zero; without inputs only (inputs give their own timeout).', 0.01,
+             10.0),
     Param('joystick_used', False, 'Subscribe to joy: moving an axis away from rest or '
           'pressing a button takes over control.'),
     Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to '
@@ -65,27 +63,21 @@ class MuxConfig(Settings):
     supervisor_timeout: float = _default('supervisor_timeout')
     max_linear_velocity: float = _default('max_linear_velocity')
     max_angular_velocity: float = _default('max_angular_velocity')
+    #: The configured velocity inputs; empty: autonomy and teleoperation (see velocity_inputs).
+    inputs: Tuple[VelocityInput, ...] = field(default=(), repr=False)
+    locks: Tuple[Lock, ...] = field(default=(), repr=False)
 
+    def __post_init__(self) -> None:
+        """
+        Check the fields, then the inputs and locks together.
 
-@dataclass(frozen=True)
-class VelocityInput:
-    """
-    A source of velocity commands: what tells one from another is data, not code.
-
-    Its commands drive the base in ``mode``; one counts for ``timeout`` seconds after it
-    arrived. With ``takes_over``, a non-zero command switches to ``mode`` (from AUTONOMOUS or
-    STOPPED, once an operator has selected a mode), and ``timeout`` after the last one the mode
-    falls back (``teleop_timeout_mode``).
-    """
-
-    name: str
-    mode: Mode
-    timeout: float
-    takes_over: bool
+        :raises ConfigurationError: naming the parameter or entry at fault.
+        """
+        super().__post_init__()
+        check_entries(velocity_inputs(self), self.locks)
 
 
 def velocity_inputs(config: MuxConfig) -> Tuple[VelocityInput, ...]:
-    """Return the mux's velocity inputs: autonomy, and teleoperation, which takes over."""
-    return (VelocityInput(AUTONOMY, Mode.AUTONOMOUS, config.autonomy_timeout, False),
-            VelocityInput(TELEOPERATION, Mode.TELEOPERATION, config.teleoperation_idle_timer,
-                          True))
+    """Return the mux's velocity inputs: the configured ones, else autonomy and teleoperation."""
+    return config.inputs or default_inputs(config.autonomy_timeout,
+                                           config.teleoperation_idle_timer)

@@ -2,57 +2,55 @@
 Who may move the base, and what the base is told: the robot control mux's decisions.
 
 :class:`ControlMux` holds the operation mode (STOPPED, AUTONOMOUS, TELEOPERATION), a latched
-emergency stop orthogonal to it, the teleoperation idle timer and the heartbeat watchdog. It is
-fed the inputs (autonomy and teleoperation commands, joystick messages, heartbeats, requests)
-with the time they arrived, and answers what the base must be told. It also watches the
-supervisor (the state interface's heartbeat).
+emergency stop orthogonal to it, the teleoperation idle timer and the watchdogs of the operator
+heartbeat and of the supervisor (the state interface's heartbeat). It is fed the inputs
+(velocity commands, lock values, joystick messages, heartbeats, requests) with the time they
+arrived, and answers what the base must be told. Rules:
 
-Rules:
+- Output: zero while the e-stop is engaged or in STOPPED; in AUTONOMOUS and TELEOPERATION the
+  newest command of the input of the mode's class that drives (:mod:`robot_sm.mux.selection`:
+  the highest priority whose command counts, unless a lock masks it). A command counts if it is
+  not older than its input's ``timeout`` and arrived after the current mode was entered (a mode
+  change, a takeover, a fallback and a release all start afresh).
+- Start: STOPPED, with the e-stop engaged if it was latched when the mux last stopped. No input
+  takes over until an operator has selected a mode (any valid ``set_operation_mode`` request,
+  STOPPED included); a teleoperation stream already running then counts as one that ran through
+  an e-stop (below).
+- Takeover: a non-zero command of an input that takes over (or joystick activity) switches to
+  TELEOPERATION from AUTONOMOUS or STOPPED, unless locks mask it (the joystick: unless they mask
+  every teleoperation input). In TELEOPERATION a non-zero command of any unmasked teleoperation
+  input restarts the idle timer; zero commands do not. ``teleoperation_idle_timer`` after the
+  last one the mode falls back to STOPPED, or with ``teleop_timeout_mode: previous`` to the mode
+  before the takeover. Selecting TELEOPERATION by request starts the same timer.
+- E-stop: engaged by request, or when the operator heartbeat is silent for
+  ``heartbeat_timeout`` (:attr:`ControlMux.operator_present`). While engaged the output is zero,
+  inputs change nothing and mode changes are refused; no lock and no mode request releases it.
+  Only an explicit release does (refused while the heartbeat is silent), and the mode is then
+  STOPPED: a mode must be selected and a fresh command sent. A teleoperation stream that ran
+  through it neither takes over nor drives until it goes to zero or pauses for its timeout.
+- Supervisor: once heard, its silence for ``supervisor_timeout`` switches AUTONOMOUS to STOPPED,
+  and AUTONOMOUS is refused (also as the fallback of teleoperation) until it is heard again.
+  TELEOPERATION stays available: an operator must be able to drive a robot whose supervisor died.
+- Sanitising: commands with NaN or infinity are dropped and counted; they never take over.
+  Others are scaled down to ``max_linear_velocity`` and ``max_angular_velocity`` (0: no limit)
+  keeping their direction; a finite command too large to be scaled is dropped the same way.
 
-- Output: zero while the e-stop is engaged or in STOPPED; in AUTONOMOUS the newest autonomy
-  command, in TELEOPERATION the newest teleoperation command. A command counts only if it arrived
-  after the current mode was entered (a mode change, a takeover, a fallback and a release all
-  start afresh: nothing held from before moves the robot) and if it is fresh: an autonomy command
-  older than ``autonomy_timeout`` is replaced by zero.
-- Start: STOPPED, with the e-stop engaged if it was latched when the mux last stopped (the node
-  keeps the latch on disk). No input takes over until an operator has selected a mode (any
-  valid ``set_operation_mode`` request, STOPPED included); a teleoperation stream already
-  running then is treated like one that ran through an e-stop (see below).
-- Takeover: a non-zero teleoperation command, or operator activity on the joystick, switches to
-  TELEOPERATION from AUTONOMOUS or STOPPED. Only those restart the idle timer; zero commands do
-  not. ``teleoperation_idle_timer`` after the last one the mode falls back to STOPPED, or to the
-  mode before the takeover when ``teleop_timeout_mode`` is ``previous``. Selecting TELEOPERATION
-  by request starts the same timer, so a forgotten teleoperation mode does not last forever.
-- E-stop: engaged by request, or by the heartbeat watchdog when the heartbeat is silent for
-  ``heartbeat_timeout`` (:attr:`ControlMux.operator_present` tells whether it is heard). While
-  engaged, the output is zero, inputs are recorded but change nothing, and mode changes are
-  refused. Only an explicit release clears it (refused while the
-  heartbeat is still silent), and the mode is then STOPPED. Release never resumes motion: a mode
-  must be selected and a fresh command sent. A teleoperation stream that kept running through the
-  e-stop does not take over either: it must first go to zero (or pause for the idle time). A mode
-  request never releases the e-stop: with ``emergency_stop`` false it is refused while engaged.
-- Supervisor: once the supervisor's heartbeat has been heard, its silence for longer than
-  ``supervisor_timeout`` switches AUTONOMOUS to STOPPED, and AUTONOMOUS is refused (also as the
-  fallback of teleoperation) until the heartbeat is heard again. TELEOPERATION stays available:
-  a human is in the loop, and an operator must be able to drive a robot whose supervisor died.
-- Sanitising: commands with NaN or infinity are dropped and counted; they never take over
-  control. Accepted commands are scaled down to ``max_linear_velocity`` and
-  ``max_angular_velocity`` (0 means no limit), keeping their direction; a finite command too
-  large to be scaled (a vector length beyond the float range) is dropped the same way.
-
-Every event method returns the velocity to publish at once (the active source delivered a
-command, or the mode or e-stop changed), or None when nothing needs publishing before the next
-:meth:`ControlMux.tick`.
+Every event method returns the velocity to publish at once (the input that drives delivered a
+command, or the mode, the e-stop or a lock changed what drives), or None when nothing needs
+publishing before the next :meth:`ControlMux.tick`.
 """
 
 import math
-from typing import Dict, NamedTuple, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
-from robot_sm.mux.config import (
-    HEARTBEAT, JOYSTICK, MuxConfig, SUPERVISOR, velocity_inputs, VelocityInput)
+from robot_sm.mux.config import MuxConfig, velocity_inputs
+from robot_sm.mux.diagnosis import mux_status
+from robot_sm.mux.idle_fallback import IdleFallback
 from robot_sm.mux.input_statistics import InputStatistics
+from robot_sm.mux.inputs import HEARTBEAT, JOYSTICK, NO_INPUT, SUPERVISOR
 from robot_sm.mux.joystick import JoystickActivity
-from robot_sm.mux.status import Answer, InputReport, Level, Mode, MuxState, MuxStatus
+from robot_sm.mux.selection import Command, InputState, Selection
+from robot_sm.mux.status import Answer, Mode, MuxState, MuxStatus
 from robot_sm.mux.velocity import Velocity, ZERO
 from robot_sm.mux.watchdog import Watchdog
 
@@ -60,12 +58,6 @@ from robot_sm.mux.watchdog import Watchdog
 RELEASE_SERVICE = 'robot_sm/emergency_stop'
 
 _MODE_NAMES = ', '.join(f'{mode.value} ({mode.name})' for mode in Mode)
-
-
-class _Command(NamedTuple):
-    velocity: Velocity  # already limited
-    time: float
-    epoch: int  # the mode epoch it arrived in
 
 
 class ControlMux:
@@ -94,20 +86,19 @@ class ControlMux:
         #: silent for ``heartbeat_timeout``; None without a heartbeat watchdog.
         self.operator_present: Optional[bool] = (
             None if config.heartbeat_timeout is None else False)
-        self._previous_mode = Mode.STOPPED
-        self._teleop_deadline: Optional[float] = None
-        self._teleop_armed = True
+        self._idle = IdleFallback(config.teleoperation_idle_timer,
+                                  config.teleop_timeout_mode == 'previous')
         self._epoch = 0
-        #: The velocity inputs by name, and by the mode they drive the base in.
-        self.velocity_inputs = {source.name: source for source in velocity_inputs(config)}
-        self._source_of = {source.mode: source for source in self.velocity_inputs.values()}
-        self._commands: Dict[str, Optional[_Command]] = dict.fromkeys(self.velocity_inputs)
+        #: The velocity inputs and locks, and which input drives.
+        self.selection = Selection(velocity_inputs(config), config.locks)
+        #: The input that drove at the last event or tick; None: nothing drives.
+        self._selected: Optional[InputState] = None
         self._joystick = JoystickActivity(config.joystick_axis_threshold)
         self._heartbeat = (None if config.heartbeat_timeout is None
                            else Watchdog(config.heartbeat_timeout, armed_at=now))
         self._supervisor = Watchdog(config.supervisor_timeout)
-        self.inputs: Dict[str, InputStatistics] = {
-            name: InputStatistics() for name in self.velocity_inputs}
+        #: Statistics of every input: velocity inputs, locks, joystick, heartbeats.
+        self.inputs: Dict[str, InputStatistics] = self.selection.statistics()
         if config.joystick_used:
             self.inputs[JOYSTICK] = InputStatistics()
         if config.heartbeat_timeout is not None:
@@ -123,9 +114,9 @@ class ControlMux:
 
     @property
     def active_source(self) -> str:
-        """Return the input that moves the base now: autonomy, teleoperation or none."""
-        source = self._source_of.get(self.mode)
-        return 'none' if self.emergency_stop or source is None else source.name
+        """Return the name of the input that drove at the last event or tick, or ``none``."""
+        selected = self._selected
+        return NO_INPUT if selected is None else selected.spec.name
 
     @property
     def dropped(self) -> int:
@@ -134,7 +125,8 @@ class ControlMux:
 
     def output(self, now: float) -> Velocity:
         """Return what the base must be told at ``now``."""
-        command = self._active_command(now)
+        selected = self.select(now)
+        command = None if selected is None else selected.command
         return ZERO if command is None else command.velocity
 
     # Inputs -----------------------------------------------------------------------------------
@@ -146,21 +138,33 @@ class ControlMux:
         None when nothing needs publishing before the next tick. A non-zero command of an input
         that takes over switches to its mode (see the rules).
         """
-        spec = self.velocity_inputs[source]
-        stats = self.inputs[source]
-        limited = self._sanitised(velocity)
-        if limited is None:
+        state = self.selection.inputs[source]
+        stats = state.stats
+        config = self.config
+        limited = (velocity.limited(config.max_linear_velocity, config.max_angular_velocity)
+                   if velocity.is_finite() else None)
+        if limited is None:  # non-finite, or too large to be scaled
             stats.drop(now)
             return None
         gap = stats.age(now)
         stats.record(now)
         changed = self._run_timers(now)
-        if spec.takes_over and self._take_over(spec, not velocity.is_zero(), gap, now):
+        if state.spec.mode is Mode.TELEOPERATION and self._teleoperate(
+                state, not velocity.is_zero(), gap, now):
             changed = True
-        self._commands[source] = _Command(limited, now, self._epoch)
-        if self.mode is spec.mode and not self.emergency_stop:
+        state.command = Command(limited, now, self._epoch)
+        if self.select(now) is state:
             return limited
         return self.output(now) if changed else None
+
+    def lock(self, name: str, locked: bool, now: float) -> Optional[Velocity]:
+        """Take a message of the lock ``name``; return the output if what drives changed."""
+        state = self.selection.locks[name]
+        before = self.select(now)
+        state.stats.record(now)
+        state.data = locked
+        changed = self._run_timers(now)
+        return self.output(now) if changed or self.select(now) is not before else None
 
     def joystick(self, axes: Sequence[float], buttons: Sequence[int],
                  now: float) -> Optional[Velocity]:
@@ -171,12 +175,13 @@ class ControlMux:
             return None
         stats.record(now)
         changed = self._run_timers(now)
-        if self._joystick.update(axes, buttons) and self._may_take_over():
-            self._teleop_armed = True
+        if (self._joystick.update(axes, buttons) and self._may_take_over()
+                and not self.selection.all_masked(Mode.TELEOPERATION, now)):
+            self.selection.arm(Mode.TELEOPERATION, True)
             if self.mode is not Mode.TELEOPERATION:
                 self._enter(Mode.TELEOPERATION, 'joystick took over')
                 changed = True
-            self._teleop_deadline = now + self.config.teleoperation_idle_timer
+            self._idle.activity(now)
         return self.output(now) if changed else None
 
     def heartbeat(self, engage: bool, now: float) -> Optional[Velocity]:
@@ -227,7 +232,7 @@ class ControlMux:
         self.emergency_stop = False
         self.emergency_stop_reason = ''
         self._enter(Mode.STOPPED, 'emergency stop released')
-        self._teleop_armed = False
+        self.selection.arm(Mode.TELEOPERATION, False)
         return Answer(True, 'emergency stop released; mode is STOPPED: select a mode and send '
                             'a fresh command to move')
 
@@ -246,15 +251,15 @@ class ControlMux:
                                  f'is released with {RELEASE_SERVICE}')
         new = Mode(mode)
         if new is Mode.AUTONOMOUS and self.supervisor_lost:
-            return Answer(False, self._supervisor_refusal(now))
+            return Answer(False, self.supervisor_refusal(now))
         self._operator_selects(new)
         if new is self.mode:
             return Answer(True, f'mode is already {new.name}; nothing changed')
         old = self.mode
         self._enter(new, f'{new.name} requested')
         if new is Mode.TELEOPERATION:
-            self._teleop_armed = True
-            self._teleop_deadline = now + self.config.teleoperation_idle_timer
+            self.selection.arm(Mode.TELEOPERATION, True)
+            self._idle.activity(now)
         return Answer(True, f'mode {new.name} (was {old.name})')
 
     def set_operation_mode(self, mode: int, emergency_stop: bool, now: float) -> Answer:
@@ -270,106 +275,69 @@ class ControlMux:
         """
         self._run_timers(now)
         valid = mode in Mode._value2member_map_
-        if emergency_stop:
-            if self.emergency_stop:
-                if valid and mode == self.mode:
-                    return Answer(True, 'emergency stop already engaged; nothing changed')
-                if not valid:
-                    return Answer(False, _unknown_mode(mode) + '; nothing changed')
-                return Answer(False, 'emergency stop is engaged: mode changes are refused until '
-                                     f'it is released with {RELEASE_SERVICE}')
-            self._engage('set_operation_mode request')
-            if not valid:
-                return Answer(False, _unknown_mode(mode) + '; the emergency stop was engaged '
-                                                           'anyway and the mode is unchanged')
-            new = Mode(mode)
-            if new is Mode.AUTONOMOUS and self.supervisor_lost:
-                return Answer(False, 'emergency stop engaged; ' + self._supervisor_refusal(now))
-            self._operator_selects(new)
-            if new is not self.mode:
-                self._enter(new, 'set_operation_mode request with emergency stop')
-            return Answer(True, f'emergency stop engaged; mode {self.mode.name}')
-        if not valid:
-            return Answer(False, _unknown_mode(mode) + '; nothing changed')
         if self.emergency_stop:
-            return Answer(False, 'emergency stop is engaged: a mode request does not release '
-                                 f'it; release it with {RELEASE_SERVICE} (data: false), then '
-                                 'select a mode')
-        return self.set_mode(mode, now)
+            if emergency_stop and valid and mode == self.mode:
+                return Answer(True, 'emergency stop already engaged; nothing changed')
+            if valid and not emergency_stop:
+                return Answer(False, 'emergency stop is engaged: a mode request does not '
+                                     f'release it; release it with {RELEASE_SERVICE} (data: '
+                                     'false), then select a mode')
+            return self.set_mode(mode, now)  # refused: an unknown mode, or another mode
+        if not emergency_stop:
+            return self.set_mode(mode, now)
+        self._engage('set_operation_mode request')
+        if not valid:
+            return Answer(False, _unknown_mode(mode) + '; the emergency stop was engaged anyway '
+                                                       'and the mode is unchanged')
+        new = Mode(mode)
+        if new is Mode.AUTONOMOUS and self.supervisor_lost:
+            return Answer(False, 'emergency stop engaged; ' + self.supervisor_refusal(now))
+        self._operator_selects(new)
+        if new is not self.mode:
+            self._enter(new, 'set_operation_mode request with emergency stop')
+        return Answer(True, f'emergency stop engaged; mode {self.mode.name}')
 
     # Diagnostics ------------------------------------------------------------------------------
 
     def status(self, now: float) -> MuxStatus:
         """Return the diagnostics at ``now``: level, summary, state and per-input figures."""
-        inputs = tuple(
-            InputReport(name, stats.age(now), stats.rate(now), stats.received, stats.dropped)
-            for name, stats in self.inputs.items())
-        source = self.active_source
-        if self.emergency_stop:
-            level, summary = Level.ERROR, f'emergency stop engaged: {self.emergency_stop_reason}'
-        elif source != 'none' and self._active_command(now) is None:
-            stats = self.inputs[source]
-            age = stats.age(now)
-            silent = 'no message yet' if age is None else f'newest message {age:.2f} s old'
-            level, summary = Level.WARN, (f'{self.mode.name}: no fresh {source} command '
-                                          f'({silent}); output is zero')
-        elif source == 'none':
-            level, summary = Level.OK, 'STOPPED: output is zero'
-            if not self.operator_selected:
-                summary += ('; no input takes over until an operator selects a mode '
-                            '(robot_sm/set_operation_mode)')
-        else:
-            level, summary = Level.OK, f'{self.mode.name}: {source} commands are forwarded'
-        if self.supervisor_lost:
-            level = max(level, Level.WARN)
-            summary += '; ' + self._supervisor_refusal(now)
-        dropping = [name for name, stats in self.inputs.items() if stats.dropped_recently(now)]
-        if dropping and level < Level.WARN:
-            level = Level.WARN
-        if dropping:
-            summary += '; dropping non-finite or unscalable messages on ' + ', '.join(dropping)
-        return MuxStatus(level, summary, self.mode, self.emergency_stop,
-                         self.emergency_stop_reason, source, inputs)
+        return mux_status(self, now)
 
     # Internals --------------------------------------------------------------------------------
 
-    def _active_command(self, now: float) -> Optional[_Command]:
-        """Return the active source's command if it counts at ``now`` (see the rules)."""
-        source = self._source_of.get(self.mode)
-        if self.emergency_stop or source is None:
-            return None
-        command = self._commands[source.name]
-        if command is None or command.epoch != self._epoch or now - command.time > source.timeout:
-            return None
-        return command
-
-    def _sanitised(self, velocity: Velocity) -> Optional[Velocity]:
-        """Return ``velocity`` within the limits, or None if it must be dropped."""
-        if not velocity.is_finite():
-            return None
-        return velocity.limited(self.config.max_linear_velocity,
-                                self.config.max_angular_velocity)
+    def select(self, now: float) -> Optional[InputState]:
+        """Return the input that drives at ``now`` (see the rules), and remember it."""
+        selected = (None if self.emergency_stop
+                    else self.selection.select(self.mode, self._epoch, now))
+        self._selected = selected
+        return selected
 
     def _may_take_over(self) -> bool:
         """Return True if an input may take over control now."""
         return self.operator_selected and not self.emergency_stop
 
-    def _take_over(self, source: VelocityInput, moving: bool, gap: Optional[float],
-                   now: float) -> bool:
+    def _teleoperate(self, state: InputState, moving: bool, gap: Optional[float],
+                     now: float) -> bool:
         """
-        Let a command of ``source`` take over if it is moving; return True if the mode changed.
+        Let a command of a teleoperation input take over or keep teleoperation alive.
 
-        A stream that ran through an e-stop (or a restart) is disarmed until it stops moving or
-        pauses for ``source.timeout`` (``gap``: seconds since its previous message).
+        Return True if the mode changed. A stream that ran through an e-stop (or a restart) is
+        disarmed until it stops moving or pauses for its input's timeout (``gap``: seconds since
+        its previous message). Masked inputs neither take over nor keep teleoperation alive.
         """
-        if not self._teleop_armed and (not moving or gap is None or gap > source.timeout):
-            self._teleop_armed = True
-        if not (moving and self._teleop_armed and self._may_take_over()):
+        spec = state.spec
+        if not state.armed and (not moving or gap is None or gap > spec.timeout):
+            state.armed = True
+        if not (moving and state.armed and self._may_take_over()) \
+                or self.selection.masked(spec, now):
             return False
-        changed = self.mode is not source.mode
-        if changed:
-            self._enter(source.mode, f'{source.name} command took over')
-        self._teleop_deadline = now + source.timeout
+        changed = False
+        if self.mode is not Mode.TELEOPERATION:
+            if not spec.takes_over:
+                return False
+            self._enter(Mode.TELEOPERATION, f'{spec.name} command took over')
+            changed = True
+        self._idle.activity(now)
         return changed
 
     def _operator_selects(self, mode: Mode) -> None:
@@ -382,20 +350,17 @@ class ControlMux:
         if not self.operator_selected:
             self.operator_selected = True
             if mode is not Mode.TELEOPERATION:
-                self._teleop_armed = False
+                self.selection.arm(Mode.TELEOPERATION, False)
 
-    def _supervisor_refusal(self, now: float) -> str:
+    def supervisor_refusal(self, now: float) -> str:
+        """Say why AUTONOMOUS is refused while the supervisor is silent."""
         silence = self._supervisor.silence(now) or 0.0
         return (f'the supervisor has been silent for {silence:.2f} s (supervisor_timeout '
                 f'{self._supervisor.timeout:g} s): AUTONOMOUS is refused until it is heard '
                 'again; TELEOPERATION and STOPPED can be selected')
 
     def _enter(self, mode: Mode, reason: str) -> None:
-        if mode is Mode.TELEOPERATION:
-            if self.mode is not Mode.TELEOPERATION:
-                self._previous_mode = self.mode
-        else:
-            self._teleop_deadline = None
+        self._idle.entering(self.mode, mode)
         self.mode = mode
         self._epoch += 1
         self.reason = reason
@@ -403,7 +368,7 @@ class ControlMux:
     def _engage(self, reason: str) -> None:
         self.emergency_stop = True
         self.emergency_stop_reason = reason
-        self._teleop_deadline = None
+        self._idle.cancel()
         self.reason = f'emergency stop engaged: {reason}'
 
     def _run_timers(self, now: float) -> bool:
@@ -416,19 +381,14 @@ class ControlMux:
                 changed = True
         if not self.supervisor_lost and self._supervisor.silent(now):
             self.supervisor_lost = True
-            if self._previous_mode is Mode.AUTONOMOUS:
-                self._previous_mode = Mode.STOPPED
+            self._idle.supervisor_lost()
             if self.mode is Mode.AUTONOMOUS:
                 self._enter(Mode.STOPPED, 'supervisor silent for more than '
                                           f'{self._supervisor.timeout:g} s')
                 changed = True
-        deadline = self._teleop_deadline
-        if deadline is not None and now >= deadline:
-            self._teleop_deadline = None
-            fallback = (self._previous_mode if self.config.teleop_timeout_mode == 'previous'
-                        else Mode.STOPPED)
-            idle = self.config.teleoperation_idle_timer
-            self._enter(fallback, f'teleoperation idle for {idle:g} s')
+        fallback = self._idle.due(now)
+        if fallback is not None:
+            self._enter(fallback, f'teleoperation idle for {self._idle.idle:g} s')
             changed = True
         return changed
 

@@ -37,13 +37,15 @@ class Level(IntEnum):
 
 @dataclass(frozen=True)
 class InputReport:
-    """Diagnostics of one input: seconds since the newest message, rate, counts."""
+    """Diagnostics of one input: seconds since the newest message, rate, counts, state."""
 
     name: str
     age: Optional[float]
     rate: float
     received: int
     dropped: int
+    #: What a velocity input or lock is doing ("driving", "locked by pause", "free", ...).
+    state: str = ''
 
 
 @dataclass(frozen=True)
@@ -57,3 +59,5 @@ class MuxStatus:
     emergency_stop_reason: str
     active_source: str
     inputs: Tuple[InputReport, ...]
+    #: The highest priority of the locked locks: inputs below it are masked (0: none).
+    lock_priority: int = 0

@@ -1,10 +1,10 @@
 """Declare parameter specifications on a node and return their validated values."""
 
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, List, Sequence
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from robot_sm.parameters import ConfigurationError, Param, validate
+from robot_sm.parameters import ConfigurationError, named_entries, Param, validate
 
 
 def declare_parameters(node: Node, specs: Sequence[Param], prefix: str = '') -> Dict[str, Any]:
@@ -31,11 +31,33 @@ def declare_parameters(node: Node, specs: Sequence[Param], prefix: str = '') -> 
             raise ConfigurationError(f"parameter '{name}': {error}") from error
         if value is None:
             value = default
-        try:
-            values[spec.name] = validate(spec, value)
-        except ConfigurationError as error:
-            if not prefix:
-                raise
-            raise ConfigurationError(str(error).replace(f"parameter '{spec.name}'",
-                                                        f"parameter '{name}'", 1)) from None
+        values[spec.name] = validate(spec, value, name)
     return values
+
+
+def given_parameter_names(node: Node) -> List[str]:
+    """
+    Return the names of the parameters ``node`` was given values for, declared or not.
+
+    They come from parameter files, ``-p`` arguments and the ``parameter_overrides`` the node was
+    created with (``robot-sm up``, the test harness). rclcpp lists them with
+    ``get_parameter_overrides()``; rclpy keeps them in ``Node._parameter_overrides`` without a
+    public accessor, and the alternative, ``automatically_declare_parameters_from_overrides``,
+    would declare every parameter without its descriptor before the node could declare it.
+    """
+    return list(node._parameter_overrides)  # noqa: SLF001 - no public accessor in rclpy
+
+
+def declare_entries(node: Node, group: str, specs: Sequence[Param],
+                    required: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+    """
+    Declare the fields of every entry of ``group`` the node was given; return them by entry.
+
+    An entry ``navigation`` of the group ``inputs`` has the parameters
+    ``inputs.navigation.<field>``, one per spec, declared with its descriptor.
+
+    :raises ConfigurationError: naming the parameter, for a field that is unknown, missing (one
+        of ``required``) or breaks its spec.
+    """
+    names = named_entries(given_parameter_names(node), group, specs, required)
+    return {name: declare_parameters(node, specs, f'{group}.{name}') for name in names}

@@ -1,24 +1,24 @@
 """
 The ``robot_control_mux`` node: decides who may move the base.
 
-A thin ROS layer over :class:`robot_sm.mux.ControlMux`: it turns the velocity inputs
-(``autonomy/cmd_vel``, ``teleoperation/cmd_vel``, optionally ``joy`` and a heartbeat topic), the
+A thin ROS layer over :class:`robot_sm.mux.ControlMux`: it turns the velocity inputs (the
+``inputs`` of the parameter file; without any, ``autonomy/cmd_vel`` and
+``teleoperation/cmd_vel``), the ``locks``, optionally ``joy`` and a heartbeat topic, the
 supervisor's heartbeat (``robot_sm/supervisor_heartbeat``) and the services
 ``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the core, and
 publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and at once
-when the active source sends or the output drops to zero, ``robot_sm/operation_mode``
-(transient_local) when it changes and at a low keep-alive rate, ``/diagnostics`` at 1 Hz, and,
-with a heartbeat topic, ``robot_sm/operator_present`` (transient_local): true on every heartbeat,
-false when it falls silent, so that the operator sees the robot hears it.
+when the input that drives sends or the output drops to zero, ``robot_sm/operation_mode``
+(transient_local) when it changes and at a low keep-alive rate, ``robot_sm/selected_input``
+(transient_local) when another input drives, ``/diagnostics`` at 1 Hz, and, with a heartbeat
+topic, ``robot_sm/operator_present`` (transient_local): true on every heartbeat, false when it
+falls silent, so that the operator sees the robot hears it.
 
 The e-stop latch is kept in ``emergency_stop_file``: written on every engage and release by a
 background thread (stopping never waits for the disk), read at start.
 """
 
-import os
 import sys
-import time
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist, TwistStamped
@@ -26,11 +26,11 @@ from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.subscription import Subscription
 from robot_sm import qos
-from robot_sm.background_writer import BackgroundWriter
 from robot_sm.mux import (
     Answer,
     ControlMux,
     Level,
+    Lock,
     MUX_PARAMETERS,
     MuxConfig,
     SUPERVISOR_HEARTBEAT,
@@ -38,20 +38,23 @@ from robot_sm.mux import (
     velocity_inputs,
     VelocityInput,
 )
-from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, LatchLoad, utc_time
+from robot_sm.mux.diagnosis import key_values
+from robot_sm.nodes.emergency_stop_latch import EmergencyStopLatch
+from robot_sm.nodes.mux_inputs import check_topics, declare_inputs_and_locks
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import config_from, ConfigurationError, Param, rate
-from robot_sm.quoting import quoted
-from robot_sm.storage import default_file, PersistenceError
+from robot_sm.parameters import config_from, Param, rate
+from robot_sm.storage import default_file
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
 from sensor_msgs.msg import Joy
-from std_msgs.msg import Bool, Header
+from std_msgs.msg import Bool, Header, String
 from std_srvs.srv import SetBool
 
 #: Whether the operator heartbeat is heard: true on every beat, false once it is silent.
 OPERATOR_PRESENT = 'robot_sm/operator_present'
+#: The name of the input that drives the base, ``none`` when nothing does.
+SELECTED_INPUT = 'robot_sm/selected_input'
 
 
 def parameters(namespace: str = '/') -> List[Param]:
@@ -90,6 +93,7 @@ class RobotControlMux(Node):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('robot_control_mux', **kwargs)
         config = declare_parameters(self, parameters(self.get_namespace()))
+        declare_inputs_and_locks(self, config)
         self._now = seconds_clock(self)
         heartbeat_topic: str = config['heartbeat_topic']
         if not heartbeat_topic:
@@ -108,6 +112,8 @@ class RobotControlMux(Node):
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.COMMAND_OUT)
         self._mode_pub = self.create_publisher(
             OperationMode, 'robot_sm/operation_mode', qos.STATE)
+        self._selected_pub = self.create_publisher(String, SELECTED_INPUT, qos.STATE)
+        self._selected = ''
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
 
         # Inputs.
@@ -115,32 +121,27 @@ class RobotControlMux(Node):
         self._in_type = in_type
         self._to_velocity: Callable[[Any], Velocity] = (
             _from_twist_stamped if config['input_stamped'] else _from_twist)
-        self._velocity_subs = [self._subscribe_velocity(source)
-                               for source in velocity_inputs(mux_config)]
+        sources, locks = velocity_inputs(mux_config), mux_config.locks
+        check_topics(self, [(f'inputs.{source.name}.topic', source.topic) for source in sources]
+                     + [(f'locks.{lock.name}.topic', lock.topic) for lock in locks]
+                     + ([('heartbeat_topic', heartbeat_topic)] if heartbeat_topic else []))
+        self._velocity_subs = [self._subscribe_velocity(source) for source in sources]
+        for lock in locks:
+            self._subscribe_lock(lock)
         if config['joystick_used']:
             self.create_subscription(Joy, 'joy', self._on_joy, qos.SENSOR)
         self._presence_pub: Optional[Publisher] = None
         if heartbeat_topic:
             self._presence_pub = self.create_publisher(Bool, OPERATOR_PRESENT, qos.STATE)
-            try:
-                self.create_subscription(Bool, heartbeat_topic, self._on_heartbeat, qos.SENSOR)
-            except Exception as error:  # noqa: B902 - rclpy raises several types for bad names
-                raise ConfigurationError(
-                    f"parameter 'heartbeat_topic' is not a valid topic name "
-                    f'(got {quoted(heartbeat_topic)}): {error}'.splitlines()[0].rstrip(':')
-                ) from error
+            self.create_subscription(Bool, heartbeat_topic, self._on_heartbeat, qos.SENSOR)
         self.create_subscription(Header, SUPERVISOR_HEARTBEAT, self._on_supervisor_heartbeat,
                                  qos.HEARTBEAT)
 
         # The e-stop latch, read before anything is published.
-        self._latch_file, latched = self._load_latch(config['emergency_stop_file'])
-        self._mux = ControlMux(mux_config, self._now(), latched.emergency_stop_reason)
-        self._latch_writer: Optional[BackgroundWriter[Latch]] = None
-        if self._latch_file is not None:
-            self._latch_writer = BackgroundWriter(
-                self._latch_file.save, self._on_latch_write_error, 'emergency-stop-latch')
-            if latched.problem:
-                self._write_latch()  # the corrupt file was moved aside: keep the latch engaged
+        self._latch = EmergencyStopLatch(config['emergency_stop_file'], self.get_logger().error)
+        self._mux = ControlMux(mux_config, self._now(), self._latch.loaded.emergency_stop_reason)
+        if self._latch.loaded.problem:
+            self._write_latch()  # the corrupt file was moved aside: keep the latch engaged
         self._mode = self._mux.mode
         self._emergency_stop = self._mux.emergency_stop
         self._supervisor_lost = self._mux.supervisor_lost
@@ -159,10 +160,14 @@ class RobotControlMux(Node):
                               self._publish_mode)
         self.create_timer(1.0, self._publish_diagnostics)
         self._publish_mode()
+        self._publish_selected()
         self.get_logger().info(
             f'started in STOPPED; {self._mux.config}; heartbeat '
             f"{heartbeat_topic or 'off'}; output {'TwistStamped' if self._stamped else 'Twist'}; "
-            f"emergency stop latch {self._latch_file.path if self._latch_file else 'off'}")
+            f"emergency stop latch {self._latch.file.path if self._latch.file else 'off'}")
+        self.get_logger().info(
+            f"inputs: {', '.join(map(str, velocity_inputs(mux_config)))}; locks: "
+            f"{', '.join(map(str, mux_config.locks)) or 'none'}")
         if self._mux.emergency_stop:
             self.get_logger().error(
                 f'started with the EMERGENCY STOP ENGAGED ({self._mux.emergency_stop_reason}): '
@@ -170,46 +175,27 @@ class RobotControlMux(Node):
         self.get_logger().info('no input takes over until an operator selects a mode '
                                '(robot_sm/set_operation_mode)')
 
-    def _load_latch(self, path: str) -> Tuple[Optional[EmergencyStopFile], LatchLoad]:
-        """Return the latch file (None if disabled) and what it says to start with."""
-        if not path:
-            return None, LatchLoad()
-        file = EmergencyStopFile(os.path.expanduser(path))
-        try:
-            file.prepare()
-            loaded = file.load(time.time())
-        except PersistenceError as error:
-            raise ConfigurationError(f"parameter 'emergency_stop_file': {error}") from error
-        except OSError as error:
-            raise ConfigurationError(
-                f"parameter 'emergency_stop_file': cannot create the directory of {file.path} "
-                f"({error}); set another path, or '' to disable the latch") from error
-        if loaded.problem:
-            self.get_logger().error(f'emergency stop file {loaded.problem}')
-        return file, loaded
-
     def _write_latch(self) -> None:
         """Hand the e-stop's state to the latch writer; never waits for the disk."""
-        if self._latch_writer is not None:
-            mux = self._mux
-            self._latch_writer.write(Latch(mux.emergency_stop, mux.emergency_stop_reason,
-                                           utc_time(time.time())))
-
-    def _on_latch_write_error(self, message: str) -> None:
-        """Log a failed latch write (called on the writer's thread)."""
-        self.get_logger().error(f'cannot write the emergency stop latch: {message}; an engaged '
-                                'e-stop may not survive a restart')
+        self._latch.write(self._mux.emergency_stop, self._mux.emergency_stop_reason)
 
     # Inputs -----------------------------------------------------------------------------------
 
     def _subscribe_velocity(self, source: VelocityInput) -> Subscription:
-        """Subscribe to ``<source>/cmd_vel``: its commands go to the mux as ``source``'s."""
+        """Subscribe to the topic of ``source``: its commands go to the mux as its own."""
         name, to_velocity = source.name, self._to_velocity
 
         def on_command(msg: Any) -> None:
             self._forward(self._mux.command(name, to_velocity(msg), self._now()))
-        return self.create_subscription(self._in_type, f'{name}/cmd_vel', on_command,
-                                        qos.COMMAND_IN)
+        return self.create_subscription(self._in_type, source.topic, on_command, qos.COMMAND_IN)
+
+    def _subscribe_lock(self, lock: Lock) -> Subscription:
+        """Subscribe to the topic of ``lock`` (best effort: it matches any publisher)."""
+        name = lock.name
+
+        def on_lock(msg: Bool) -> None:
+            self._forward(self._mux.lock(name, bool(msg.data), self._now()))
+        return self.create_subscription(Bool, lock.topic, on_lock, qos.SENSOR)
 
     def _forward(self, out: Optional[Velocity]) -> None:
         """Publish what an input event asks to publish at once, and what changed with it."""
@@ -279,6 +265,14 @@ class RobotControlMux(Node):
         linear, angular = twist.linear, twist.angular
         linear.x, linear.y, linear.z, angular.x, angular.y, angular.z = velocity
         self._cmd_pub.publish(out)
+        if self._mux.active_source != self._selected:
+            self._publish_selected()
+
+    def _publish_selected(self) -> None:
+        """Publish (and log) the input that drives, as of the output just published."""
+        self._selected = self._mux.active_source
+        self._selected_pub.publish(String(data=self._selected))
+        self.get_logger().info(f'input that drives: {self._selected}')
 
     def _state_changed(self) -> bool:
         mux = self._mux
@@ -334,33 +328,14 @@ class RobotControlMux(Node):
         now = self._now()
         status = self._mux.status(now)
         level, summary = status.level, status.summary
-        values = [
-            ('mode', status.mode.name),
-            ('emergency stop', str(status.emergency_stop).lower()),
-            ('emergency stop reason', status.emergency_stop_reason or '-'),
-            ('active source', status.active_source),
-            ('output', ' '.join(f'{v:.3f}' for v in self._mux.output(now))),
-        ]
-        for report in status.inputs:
-            age = 'never' if report.age is None else f'{report.age:.3f}'
-            values += [
-                (f'{report.name} age (s)', age),
-                (f'{report.name} rate (Hz)', f'{report.rate:.1f}'),
-                (f'{report.name} received', str(report.received)),
-                (f'{report.name} dropped', str(report.dropped)),
-            ]
-        writer = self._latch_writer
-        if self._latch_file is not None and writer is not None:
-            values.append(('emergency stop file', str(self._latch_file.path)))
-            if writer.error is not None:
-                level = max(level, Level.WARN)
-                summary += (f'; cannot write the emergency stop latch ({writer.error}): an '
-                            'engaged e-stop may not survive a restart')
-                values.append(('emergency stop file error', writer.error))
-        mismatches = self._type_mismatches()
-        if mismatches:
+        values = key_values(status, self._mux.output(now), bool(self._mux.selection.locks))
+        latch_values, latch_problem = self._latch.diagnostics()
+        values += latch_values
+        problems = [latch_problem] if latch_problem else []
+        problems += self._type_mismatches()
+        if problems:
             level = max(level, Level.WARN)
-            summary += '; ' + '; '.join(mismatches)
+            summary += '; ' + '; '.join(problems)
         diagnostic = DiagnosticStatus(
             level=bytes([int(level)]), name=f'{self.get_name()}: velocity mux',
             message=summary, hardware_id=self.get_fully_qualified_name(),
@@ -382,8 +357,7 @@ class RobotControlMux(Node):
 
     def destroy_node(self) -> None:
         """Finish writing the e-stop latch, then destroy the node."""
-        if self._latch_writer is not None:
-            self._latch_writer.close(timeout=2.0)
+        self._latch.close()
         super().destroy_node()
 
 

@@ -47,6 +47,7 @@ from std_msgs.msg import Bool, String
 TOPICS = {
     'state': (String, 'robot_sm/state_info'),
     'operation_mode': (OperationMode, 'robot_sm/operation_mode'),
+    'selected_input': (String, 'robot_sm/selected_input'),
     'waypoints': (WaypointArray, 'robot_sm/waypoints'),
     'reverse_mode': (Bool, 'robot_sm/reverse_mode'),
     'exploration_mode': (Bool, 'robot_sm/exploration_mode'),
@@ -190,7 +191,12 @@ class ControlPanel(QtWidgets.QWidget):
             grid.addWidget(button, 1, column)
         self.state_label = QtWidgets.QLabel('Current state: (waiting for the suite)')
         self.state_label.setObjectName('state_label')
-        grid.addWidget(self.state_label, 2, 0, 1, 3)
+        grid.addWidget(self.state_label, 2, 0, 1, 2)
+        self.input_label = QtWidgets.QLabel('Input: (waiting for the mux)')
+        self.input_label.setObjectName('input_label')
+        self.input_label.setToolTip('The velocity input that drives the base (none: the mux '
+                                    'outputs zero)')
+        grid.addWidget(self.input_label, 2, 2)
         layout.addWidget(control)
 
         exploration = QtWidgets.QGroupBox('Exploration')
@@ -446,6 +452,9 @@ class ControlPanel(QtWidgets.QWidget):
                 button.setEnabled(not engaged)
                 button.setToolTip('Release the Software Stop first' if engaged else '')
                 button.setChecked(MODE_NAMES.get(mode.mode) == name)
+        selected = latest['selected_input']
+        if selected is not None:
+            self.input_label.setText(f'Input: {selected.data}')
         reverse = latest['reverse_mode']
         if reverse is not None:
             self.reverse_box.setChecked(bool(reverse.data))
