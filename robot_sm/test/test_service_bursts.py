@@ -1,5 +1,5 @@
 """
-Bursts of service requests: every request is carried out and answered, in order.
+Bursts of service requests: every request is carried out in order and answered.
 
 A fleet dashboard or a script sends many requests at once. With rmw's default service profile
 (the newest 10 kept) a burst lost most of them without an answer: the requests overwrote each
@@ -67,9 +67,9 @@ def burst(ros: RosHarness, srv_type: Any, name: str, make: Callable[[int], Any],
     with lock:
         counts = [len(a) for a in answered]
         assert counts == [share] * clients, f'answered {counts} of {share} per client'
-        # Each client heard its answers in the order it asked.
-        assert all([i for i, _ in a] == list(range(share)) for a in answered)
-        return [[answer for _, answer in a] for a in answered]
+        # Answers in the order asked (the done callbacks run on the probe's executor threads,
+        # in any order; the order the server carried them out shows in the answers themselves).
+        return [[answer for _, answer in sorted(a, key=lambda item: item[0])] for a in answered]
 
 
 @pytest.mark.parametrize('clients', [1, 4])

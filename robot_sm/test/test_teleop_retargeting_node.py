@@ -36,9 +36,9 @@ class Controllers:
         self.axes = {'left': [0.0] * 4, 'right': [0.0] * 4}
         self.publishing = True
         self.last_publish = 0.0
-        self._pubs = {hand: (self.node.create_publisher(PoseStamped, f'xr/{hand}/pose', 10),
-                             self.node.create_publisher(Joy, f'xr/{hand}/joy', 10))
-                      for hand in ('left', 'right')}
+        self.publishers = {hand: (self.node.create_publisher(PoseStamped, f'xr/{hand}/pose', 10),
+                                  self.node.create_publisher(Joy, f'xr/{hand}/joy', 10))
+                           for hand in ('left', 'right')}
         self.node.create_timer(0.01, self._publish)
 
     def change(self, hand: str, **changes: Any) -> None:
@@ -50,7 +50,7 @@ class Controllers:
         with self._lock:
             if not self.publishing:
                 return
-            for hand, (pose_pub, joy_pub) in self._pubs.items():
+            for hand, (pose_pub, joy_pub) in self.publishers.items():
                 pose = PoseStamped()
                 pose.header.frame_id = 'world'
                 pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = \
@@ -84,7 +84,13 @@ class Teleop:
         self.data = self.model.createData()
         self.wait_state(ExecutionState.STOPPED)
         # Let the node see the controllers idle first: a button already down when a controller
-        # appears is "held", not a press.
+        # appears is "held", not a press. Both sides of each stream must have matched: a best
+        # effort sample sent before the node knows its publisher is dropped.
+        for hand, publishers in self.xr.publishers.items():
+            for publisher in publishers:
+                ros.wait_for_subscribers(publisher, timeout=TIMEOUT)
+                assert wait_until(
+                    lambda: self.node.count_publishers(publisher.topic_name) >= 1, TIMEOUT)
         assert wait_until(lambda: self.xr.last_publish > 0.0, TIMEOUT)
         self.wait_ticks(5)
 
