@@ -116,7 +116,7 @@ def test_robot_sm_record_records_for_a_duration_or_until_ctrl_c(
     topic = f"{ros.namespace.rstrip('/')}/robot_sm/state_info"
     timed = ros.start_process(python_module_argv(
         'robot_sm.cli', '--namespace', ros.namespace, 'record', '-o', str(tmp_path / 'a.mcap'),
-        '--duration', '3'))
+        '--duration', '8'))   # room for discovery on a busy machine
     assert timed.wait(30.0) == 0
     assert f'      1  {topic}' in timed.output and '1 messages on 1 topics' in timed.output
     assert [m.data for m in read_back(tmp_path / 'a.mcap')[topic]] == ['Teleoperation']
