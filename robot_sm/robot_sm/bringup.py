@@ -261,13 +261,51 @@ def shipped_parameter_files(sim: bool, remote: bool = False) -> List[pathlib.Pat
             + ([config / 'remote.yaml'] if remote else []))
 
 
+def fleet_names(count: int) -> List[str]:
+    """Return the namespaces of a simulated fleet's robots: ``robot1`` ... ``robotN``."""
+    return [f'robot{index}' for index in range(1, count + 1)]
+
+
+def join_namespace(parent: str, name: str) -> str:
+    """Return ``name`` under the namespace ``parent`` ('' or '/' for the root)."""
+    return f"/{parent.strip('/')}/{name}".replace('//', '/')
+
+
+def use_discovery_server(address: str, super_client: bool = False) -> None:
+    """
+    Make the DDS participants this process creates from now on clients of a discovery server.
+
+    ``address`` is ``HOST:PORT`` (several separated by ``;``), as ``ROS_DISCOVERY_SERVER``
+    takes it; a ``super_client`` (a tool) sees the whole graph, a plain client only what it
+    uses.
+    """
+    import os
+    os.environ['ROS_DISCOVERY_SERVER'] = address
+    if super_client:
+        os.environ['ROS_SUPER_CLIENT'] = 'true'
+
+
+def discovery_server_problem(address: str) -> Optional[str]:
+    """Return why ``address`` is not a discovery server list (``HOST:PORT;...``), or None."""
+    for entry in address.split(';'):
+        host, _, port = entry.strip().rpartition(':')
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            return f'--discovery-server {address!r}: expected HOST:PORT (e.g. 127.0.0.1:11811)'
+    return None
+
+
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
-           namespace: str = '', teleop: bool = False, remote: bool = False) -> int:
+           namespace: str = '', teleop: bool = False, remote: bool = False,
+           robots: Optional[int] = None, discovery_server: str = '') -> int:
     """
     Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
 
     The shipped parameter files are loaded first (with ``remote``, ``config/remote.yaml`` after
-    the others), then ``parameter_files`` in order. Returns 0
+    the others), then ``parameter_files`` in order. With ``robots`` (and ``sim``) it runs a
+    simulated fleet: one suite per robot in ``namespace/robot1`` ... ``robotN``, each with a
+    DDS participant of its own as on a robot of its own, and one robot_sim for all of them.
+    With ``discovery_server`` (``HOST:PORT``) every node is a client of that Fast DDS discovery
+    server. Returns 0
     when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
     file or a parameter cannot be used, 1 when a node stops on an error while running.
     """
@@ -278,7 +316,6 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
         print(f'robot-sm up: {reason}', file=sys.stderr)
         return 2
 
-    specs = list(SUITE) + (list(SIMULATION) if sim else []) + (list(TELEOP) if teleop else [])
     overrides: Dict[str, Dict[str, Any]] = {}
     if world is not None:
         if not sim:
@@ -287,26 +324,54 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
             return refuse(f"unknown world '{world}': shipped worlds are "
                           f"{', '.join(shipped_worlds())}, or give a map YAML file")
         overrides['robot_sim'] = {'world': world}
+    if robots is not None:
+        if not sim:
+            return refuse('--robots needs --sim (on real robots, run one suite on each)')
+        if robots < 1:
+            return refuse(f'--robots {robots}: must be at least 1')
+        if teleop:
+            return refuse('--teleop cannot be used with --robots: a simulated fleet has no arms')
+    if discovery_server:
+        problem = discovery_server_problem(discovery_server)
+        if problem:
+            return refuse(problem)
+        use_discovery_server(discovery_server)
+    files = shipped_parameter_files(sim, remote) + list(parameter_files)
+    if robots is None:
+        specs = list(SUITE) + (list(SIMULATION) if sim else []) + (list(TELEOP) if teleop else [])
+        groups = [(specs, namespace, overrides)]
+    else:
+        names = fleet_names(robots)
+        robot_specs = list(SUITE) + [s for s in SIMULATION if s.executable != 'robot_sim']
+        sim_spec = [s for s in SIMULATION if s.executable == 'robot_sim']
+        # The simulation first: it refuses a fleet its world has no start poses for.
+        groups = [(sim_spec, namespace, {'robot_sim': {**overrides.get('robot_sim', {}),
+                                                       'robots': names}})]
+        groups += [(robot_specs, join_namespace(namespace, name), overrides) for name in names]
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
+    suites: List[SuiteProcess] = []
     try:
         try:
-            suite = SuiteProcess(specs, shipped_parameter_files(sim, remote)
-                                 + list(parameter_files),
-                                 overrides, namespace)
+            for specs, group_namespace, group_overrides in groups:
+                suites.append(SuiteProcess(specs, files, group_overrides, group_namespace))
         except (ConfigurationError, ParameterFileError) as error:
             return refuse(f'refusing to start: {error}')
-        print(f"robot-sm up: running {', '.join(suite.nodes)} (Ctrl-C to stop)", flush=True)
-        try:
-            while not stop.wait(0.2):
+        running = ', '.join(suites[-1].nodes)
+        if robots is not None:
+            running = (f"{robots} robots ({', '.join(fleet_names(robots))}), each running "
+                       f'{running}, and robot_sim')
+        print(f'robot-sm up: running {running} (Ctrl-C to stop)', flush=True)
+        while not stop.wait(0.2):
+            for suite in suites:
                 failure = suite.failure()
                 if failure is not None:
                     print(f'robot-sm up: {failure}', file=sys.stderr)
                     return 1
-        finally:
-            suite.shutdown()
         return 0
     finally:
+        for suite in reversed(suites):
+            suite.shutdown()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
