@@ -290,7 +290,7 @@ def discovery_server_problem(address: str) -> Optional[str]:
     for entry in address.split(';'):
         host, _, port = entry.strip().rpartition(':')
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            return f'--discovery-server {address!r}: expected HOST:PORT (e.g. 127.0.0.1:11811)'
+            return f'{address!r} is not HOST:PORT (e.g. 127.0.0.1:11811)'
     return None
 
 
@@ -334,7 +334,7 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
     if discovery_server:
         problem = discovery_server_problem(discovery_server)
         if problem:
-            return refuse(problem)
+            return refuse(f'--discovery-server {problem}')
         use_discovery_server(discovery_server)
     files = shipped_parameter_files(sim, remote) + list(parameter_files)
     if robots is None:

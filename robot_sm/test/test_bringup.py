@@ -150,7 +150,7 @@ def test_an_unusable_parameter_file_exits_with_2_and_one_line(
     (['--sim', '--robots', '9', '--world', 'maze'],
      "refusing to start: robot_sim: parameter 'robots': 9 robots, but world 'maze' has start "
      'poses for 8'),
-    (['--discovery-server', 'localhost'], "--discovery-server 'localhost': expected HOST:PORT"),
+    (['--discovery-server', 'localhost'], "--discovery-server 'localhost' is not HOST:PORT"),
 ])
 def test_a_bad_world_exits_with_2_and_one_line(argv: List[str], reason: str) -> None:
     result = subprocess.run(up_argv(*argv), capture_output=True, text=True, timeout=60.0)

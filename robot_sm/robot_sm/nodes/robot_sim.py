@@ -57,6 +57,7 @@ from robot_sm.sim import (
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
+
 def _fleet_names_problem(names: List[str]) -> Optional[str]:
     """Return why ``names`` cannot name a fleet's robots, or None."""
     for name in names:
@@ -99,7 +100,7 @@ PARAMETERS = [
     Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
           minimum=0.01, maximum=50.0),
     Param('robots', [], "A fleet: one robot per name, each under that namespace at the world's "
-          'start_poses, all stepped as one batch (empty: one robot in the node\'s namespace)',
+          'start_poses, all stepped as one batch (empty: one robot in the namespace of the node)',
           kind='str_list', check=_fleet_names_problem),
 ]
 #: The start pose parameters: their defaults come from the world.

@@ -17,7 +17,7 @@ import numpy.typing as npt
 from robot_sm.grid.occupancy_grid import OccupancyGrid
 from robot_sm.planar import Pose2D
 from robot_sm.sim.diff_drive import BaseSettings, footprint_offsets
-from robot_sm_control import ControlLimits, ControllerGroup, DifferentialDriveLaw
+from robot_sm_control import ControllerGroup, ControlLimits, DifferentialDriveLaw
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
