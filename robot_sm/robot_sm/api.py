@@ -32,8 +32,11 @@ from typing import List, NamedTuple, Optional, Tuple
 from geometry_msgs.msg import Pose, PoseStamped
 from rclpy.duration import Duration
 from robot_sm import qos
+from robot_sm.fleet import Acknowledgement, FleetClient, RobotStatus
 from robot_sm.planar import quaternion_from_yaw, yaw_from_quaternion
 from robot_sm.suite_connection import (
+    MODE_NAMES,
+    MODES,
     OPERATION_MODE,
     Result,
     STATE_INFO,
@@ -61,18 +64,15 @@ from robot_sm_msgs.srv import (
 from std_msgs.msg import Bool, String
 from std_srvs.srv import SetBool, Trigger
 
-#: Operation mode names accepted by :meth:`SuiteClient.set_mode`.
-MODES = {'stopped': OperationMode.STOPPED, 'autonomy': OperationMode.AUTONOMOUS,
-         'teleop': OperationMode.TELEOPERATION}
-MODE_NAMES = {value: name for name, value in MODES.items()}
 #: Waypoint following mode names.
 FOLLOWING_MODES = {'single': WaypointArray.SINGLE, 'roundtrip': WaypointArray.ROUNDTRIP,
                    'patrol': WaypointArray.PATROL}
 FOLLOWING_MODE_NAMES = {value: name for name, value in FOLLOWING_MODES.items()}
 #: States that do not take a simple goal (the state machine ignores it there).
 SIMPLE_GOAL_IGNORED_IN = ('Boot', 'Emergency Stop', 'Teleoperation')
-__all__ = ['FOLLOWING_MODES', 'MODES', 'ModeState', 'Result', 'Status', 'SuiteClient',
-           'SuiteUnavailable', 'WaypointInfo', 'waypoint_infos']
+__all__ = ['Acknowledgement', 'FleetClient', 'FOLLOWING_MODES', 'MODES', 'ModeState', 'Result',
+           'RobotStatus', 'Status', 'SuiteClient', 'SuiteUnavailable', 'WaypointInfo',
+           'waypoint_infos']
 
 
 @dataclass

@@ -53,6 +53,9 @@ VERBS: Dict[str, Verb] = {
     'up': Verb(verbs.up, [verbs.up_options], asks_suite=False),
     'connect': Verb(verbs.connect, [verbs.connect_options], asks_suite=False),
     'status': Verb(verbs.status, [verbs.watch_option], asks_suite=False),
+    'fleet': Verb(verbs.fleet, [verbs.watch_option, verbs.expect_option], asks_suite=False),
+    'fleet estop': Verb(verbs.fleet_estop, [verbs.on_off, verbs.expect_option],
+                        asks_suite=False),
     'estop': Verb(verbs.estop, [verbs.on_off]),
     'mode': Verb(verbs.mode, [verbs.mode_name]),
     'waypoint add': Verb(verbs.waypoint_add, [verbs.pose, verbs.routine_and_insertion]),
@@ -126,6 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
     commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
     groups: Dict[str, Any] = {}
+    verb_parsers: Dict[str, argparse.ArgumentParser] = {}
     for words, verb in VERBS.items():
         command, _, name = words.partition(' ')
         if not name:
@@ -133,6 +137,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             name = command
         elif command in groups:
             subparsers = groups[command]
+        elif command in verb_parsers:  # a verb with verbs of its own: fleet, fleet estop
+            subparsers = groups[command] = verb_parsers[command].add_subparsers(
+                dest='verb', metavar='VERB', required=False)
         else:
             group = commands.add_parser(command, help=GROUPS[command])
             default = DEFAULT_VERBS.get(command)
@@ -148,6 +155,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         for add in verb.arguments:
             add(verb_parser)
         verb_parser.set_defaults(run_verb=verb)
+        verb_parsers[words] = verb_parser
 
 
 def build_parser() -> argparse.ArgumentParser:

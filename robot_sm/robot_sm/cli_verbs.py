@@ -66,6 +66,12 @@ def watch_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--watch', '-w', action='store_true', help='refresh every second')
 
 
+def expect_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--expect', type=int, metavar='N',
+                        help='wait until N robots are found (within --timeout); fewer is an '
+                             'error')
+
+
 def mode_name(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('mode', choices=['autonomy', 'teleop', 'stopped'])
 
@@ -164,6 +170,71 @@ def status(args: argparse.Namespace, emit: Emit) -> int:
             sys.stdout.write('\x1b[2J\x1b[H' + format_status(shown) + '\n')
             sys.stdout.flush()
             time.sleep(1.0)
+
+
+def fleet(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    List every robot (suite) under --namespace: state, mode, e-stop, pose, waypoints.
+
+    List every robot_sm suite found on the ROS domain under --namespace (default: all), by
+    namespace, with its state, mode, e-stop, pose and waypoint progress. The list is shown
+    once --expect robots are found, or else once no new robot has come for 3 s (--watch: at
+    once, and robots come and go as they are found and leave).
+    """
+    from robot_sm.fleet import FleetClient, SETTLE_TIME
+    with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
+        found = client.wait_for_robots(args.expect, settle=0.0 if args.watch else SETTLE_TIME)
+        if not found:
+            return _no_robots(client.within, args.timeout)
+        while True:
+            shown = client.status()
+            if not args.watch:
+                emit(shown, format_fleet(shown))
+                if args.expect is not None and len(found) < args.expect:
+                    print(f'robot-sm: expected {args.expect} robots, found {len(found)}',
+                          file=sys.stderr)
+                    return EXIT_UNAVAILABLE
+                return EXIT_OK
+            sys.stdout.write('\x1b[2J\x1b[H' + format_fleet(shown) + '\n')
+            sys.stdout.flush()
+            time.sleep(1.0)
+
+
+def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Engage or release every robot's e-stop at once; show each robot's answer.
+
+    Engage (on) or release (off) the e-stop of every robot found under --namespace, each as
+    soon as it is found (until --expect robots are found, or none new comes for 3 s), and show
+    each robot's acknowledgement: its mux's answer and its operation mode showing the e-stop.
+    Exits 1 naming every robot that did not confirm within --timeout (and when fewer robots
+    than --expect were found). Releasing releases the e-stop only: nothing moves until a mode
+    is selected.
+    """
+    from robot_sm.fleet import FleetClient, SETTLE_TIME
+    engaged = args.action == 'on'
+    with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
+        acknowledgements = client.emergency_stop(engaged, expect=args.expect,
+                                                 settle=SETTLE_TIME)
+        if not acknowledgements:
+            return _no_robots(client.within, args.timeout)
+    emit(acknowledgements, format_acknowledgements(acknowledgements, engaged))
+    code = EXIT_OK
+    not_confirmed = [a.namespace for a in acknowledgements if not a.confirmed]
+    if not_confirmed:
+        print(f"robot-sm: not confirmed: {', '.join(not_confirmed)}", file=sys.stderr)
+        code = EXIT_REFUSED
+    if args.expect is not None and len(acknowledgements) < args.expect:
+        print(f'robot-sm: expected {args.expect} robots, found {len(acknowledgements)}',
+              file=sys.stderr)
+        code = EXIT_REFUSED
+    return code
+
+
+def _no_robots(within: str, timeout: float) -> int:
+    print(f'robot-sm: no robot_sm suite found under {within} within {timeout:g} s',
+          file=sys.stderr)
+    return EXIT_UNAVAILABLE
 
 
 def estop(suite: Any, args: argparse.Namespace) -> Any:
@@ -304,6 +375,34 @@ def format_status(status: Any) -> str:
         f"{status.following_mode}, {'reverse' if status.following_reverse else 'forward'}",
         format_waypoints(status.waypoints),
     ])
+
+
+def format_fleet(robots: List[Any]) -> str:
+    """Return the fleet as a table, one robot a line."""
+    width = max([len('robot')] + [len(robot.namespace) for robot in robots])
+    lines = [f"{'robot':<{width}}  {'state':<24} {'mode':<10} {'e-stop':<9} "
+             f"{'pose':<22} waypoints"]
+    for robot in robots:
+        estop = '?' if robot.emergency_stop is None else (
+            'ENGAGED' if robot.emergency_stop else 'released')
+        pose = (f'({robot.pose[0]:.2f}, {robot.pose[1]:.2f}, {robot.pose[2]:.2f})'
+                if robot.pose else 'unknown')
+        progress = (f'{robot.visited}/{robot.waypoints} visited'
+                    + (f', {robot.unreachable} unreachable' if robot.unreachable else ''))
+        last = f'    (last: {robot.outcome})' if robot.outcome else ''
+        lines.append(f"{robot.namespace:<{width}}  {robot.state or '?':<24} "
+                     f"{robot.mode or '?':<10} {estop:<9} {pose:<22} {progress}{last}")
+    return '\n'.join(lines)
+
+
+def format_acknowledgements(acknowledgements: List[Any], engaged: bool) -> str:
+    """Return each robot's answer to a fleet-wide e-stop, one robot a line."""
+    width = max([len(a.namespace) for a in acknowledgements] or [0])
+    done = 'engaged' if engaged else 'released'
+    return '\n'.join(
+        f'{a.namespace:<{width}}  {done} (confirmed in {a.seconds * 1000:.0f} ms)'
+        if a.confirmed else f'{a.namespace:<{width}}  NOT CONFIRMED: {a.message}'
+        for a in acknowledgements)
 
 
 def list_plugins() -> List[Dict[str, str]]:

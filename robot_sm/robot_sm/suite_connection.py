@@ -20,13 +20,17 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.tasks import Activity, ActivityTracker, Task, WaitTimeout
-from robot_sm_msgs.msg import WaypointArray
+from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import String
 
 STATE_INFO = 'robot_sm/state_info'
 STATE_OUTCOME = 'robot_sm/state_outcome'
 OPERATION_MODE = 'robot_sm/operation_mode'
 WAYPOINTS = 'robot_sm/waypoints'
+#: Operation mode names accepted by :meth:`robot_sm.api.SuiteClient.set_mode`.
+MODES = {'stopped': OperationMode.STOPPED, 'autonomy': OperationMode.AUTONOMOUS,
+         'teleop': OperationMode.TELEOPERATION}
+MODE_NAMES = {value: name for name, value in MODES.items()}
 
 ConnectionT = TypeVar('ConnectionT', bound='SuiteConnection')
 

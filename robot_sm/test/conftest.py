@@ -69,11 +69,15 @@ def ros() -> Iterator[RosHarness]:
 
 @pytest.fixture
 def start_suite(ros: RosHarness) -> Iterator[StartSuite]:
-    """Start the suite in the test's context and namespace (RunningSuite's keywords)."""
+    """
+    Start a suite in the test's context and namespace (RunningSuite's keywords).
+
+    ``namespace`` starts it elsewhere (a robot of a fleet: ``f'{ros.namespace}/robot1'``).
+    """
     started: List[RunningSuite] = []
 
     def start(**options: Any) -> RunningSuite:
-        suite = RunningSuite(namespace=ros.namespace, context=ros.context, **options)
+        suite = RunningSuite(**{'namespace': ros.namespace, 'context': ros.context, **options})
         started.append(suite)
         return suite
 

@@ -23,6 +23,8 @@ def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
     [],
     ['fly'],
     ['estop', 'maybe'],
+    ['fleet', 'estop', 'maybe'],
+    ['fleet', '--expect', 'some'],
     ['mode', 'turbo'],
     ['waypoint', 'add', '1.0'],
     ['waypoint', 'add', 'nan', '2.0'],
@@ -38,7 +40,7 @@ def test_usage_errors_exit_with_2(argv: List[str]) -> None:
 def test_help_lists_every_command(capsys: pytest.CaptureFixture) -> None:
     assert main(['--help']) == 0
     out = capsys.readouterr().out
-    for command in ('status', 'estop', 'mode', 'waypoint', 'follow', 'explore', 'goal',
+    for command in ('status', 'fleet', 'estop', 'mode', 'waypoint', 'follow', 'explore', 'goal',
                     'reverse', 'plugins'):
         assert command in out
 
@@ -48,6 +50,13 @@ def test_an_unreachable_suite_is_named_and_exits_with_2() -> None:
     assert result.returncode == 2
     assert '/nobody_here/robot_sm/emergency_stop' in result.stderr
     assert 'is the suite running' in result.stderr
+
+
+def test_a_fleet_without_robots_is_said_and_exits_with_2() -> None:
+    for verb in (['fleet'], ['fleet', 'estop', 'on']):
+        result = run_cli('--namespace', '/nobody_here', '--timeout', '0.5', *verb)
+        assert result.returncode == 2, result
+        assert 'no robot_sm suite found under /nobody_here' in result.stderr
 
 
 def test_plugins_are_listed_as_json() -> None:
@@ -99,7 +108,10 @@ def subcommands(parser: argparse.ArgumentParser, prefix: str = '') -> List[str]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action._name_parser_map.items():
-                found += subcommands(sub, f'{prefix}{name} ') or [f'{prefix}{name}']
+                nested = subcommands(sub, f'{prefix}{name} ')
+                if not nested or sub.get_default('run_verb') is not None:
+                    found.append(f'{prefix}{name}')  # a verb (with verbs of its own: fleet)
+                found += nested
     return found
 
 
@@ -117,7 +129,8 @@ def test_robot_sm_and_ros2_robot_sm_have_every_verb_of_the_table_with_its_docstr
 
 
 #: Arguments a verb cannot be parsed without.
-REQUIRED = {'estop': ['on'], 'mode': ['stopped'], 'reverse': ['off'], 'waypoint add': ['1', '2'],
+REQUIRED = {'estop': ['on'], 'fleet estop': ['on'], 'mode': ['stopped'], 'reverse': ['off'],
+            'waypoint add': ['1', '2'],
             'waypoint move': ['0', '1', '2'], 'waypoint remove': ['0'],
             'waypoint routine': ['0', ''], 'goal send': ['1', '2']}
 
