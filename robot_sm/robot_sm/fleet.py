@@ -104,7 +104,7 @@ class Acknowledgement:
     seconds: Optional[float] = None
 
 
-class _Discovery:
+class RobotSearch:
     """When to stop looking for robots: ``count`` found, or (None) none new for ``settle`` s."""
 
     def __init__(self, count: Optional[int], settle: float, now: float) -> None:
@@ -115,10 +115,10 @@ class _Discovery:
 
     def done(self, found: Iterable[str], now: float) -> bool:
         """Take the robots found at ``now``; return whether to stop looking."""
-        found = set(found)
-        if found - self._known:
+        seen = set(found)
+        if seen - self._known:
             self._last_new = now
-        self._known |= found
+        self._known |= seen
         if self.count is not None:
             return len(self._known) >= self.count
         return bool(self._known or not self.settle) and now - self._last_new >= self.settle
@@ -217,7 +217,7 @@ class FleetClient:
         the client's).
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        discovery = _Discovery(count, settle, time.monotonic())
+        discovery = RobotSearch(count, settle, time.monotonic())
         while True:
             found = self.robots()
             if discovery.done(found, time.monotonic()) or time.monotonic() >= deadline:
@@ -284,7 +284,7 @@ class FleetClient:
         started = time.monotonic()
         deadline = started + (self.timeout if timeout is None else timeout)
         robots = self._followed(self.robots())
-        discovery = _Discovery(expect, settle, started)
+        discovery = RobotSearch(expect, settle, started)
         confirmed_at: Dict[str, float] = {}
 
         def shows(robot: _Robot) -> bool:
@@ -336,7 +336,7 @@ class FleetClient:
     def _call_all(self, robots: Dict[str, _Robot], service: str, request: Callable[[], Any],
                   deadline: float,
                   done: Optional[Callable[[Dict[str, Any]], bool]] = None,
-                  discovery: Optional[_Discovery] = None) -> Dict[str, Tuple[Any, str]]:
+                  discovery: Optional[RobotSearch] = None) -> Dict[str, Tuple[Any, str]]:
         """
         Call ``service`` of every robot at once, each as soon as it is matched.
 

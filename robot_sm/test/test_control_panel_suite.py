@@ -9,7 +9,7 @@ made by someone else from the command line. Qt is touched only on this (the GUI)
 import importlib
 import os
 import time
-from typing import Any, Callable, Iterator, List
+from typing import Any, Callable, Iterator, List, Optional
 
 from operator_suite import (
     describe,
@@ -20,7 +20,7 @@ from operator_suite import (
     WAIT,
 )
 import pytest
-from robot_sm.api import SuiteClient
+from robot_sm.api import FleetClient, SuiteClient
 from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode, WaypointArray
@@ -56,12 +56,13 @@ def qt_warnings(app: Any) -> Iterator[List[str]]:
 class Operator:
     """A panel on the screen and the hands that use it."""
 
-    def __init__(self, app: Any, suite: RunningSuite) -> None:
+    def __init__(self, app: Any, suite: RunningSuite,
+                 fleet: Optional[FleetClient] = None) -> None:
         from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
         self.app = app
         self.suite = suite
         self.client = SuiteClient(namespace=suite.namespace, timeout=5.0, context=suite.context)
-        self.panel = ControlPanel(PanelBackend(self.client), refresh_hz=20.0)
+        self.panel = ControlPanel(PanelBackend(self.client), refresh_hz=20.0, fleet=fleet)
         self.panel.resize(520, 720)
         self.panel.show()
         assert QTest.qWaitForWindowExposed(self.panel, 5000)
@@ -317,3 +318,46 @@ def test_waypoint_table_edits_routines_reorders_and_deletes(operator: Operator) 
     suite.lists.wait_last(lambda a: routes(a) == [(3.0, 0.0, 'Wait'), (1.0, 0.0, '')], WAIT)
     operator.until(lambda: [row[1:5] for row in operator.table_texts()] == [
         ['3.00', '0.00', '0°', 'Wait'], ['1.00', '0.00', '0°', 'None']])
+
+
+def test_the_robot_selector_lists_the_fleet_and_switches_the_panel_between_robots(
+        app: Any, ros: RosHarness, start_scripted: StartSuite,
+        qt_warnings: List[str]) -> None:
+    robots = [start_scripted(namespace=f'{ros.namespace}/{name}')
+              for name in ('robot1', 'robot2', 'robot3')]
+    namespaces = [robot.namespace for robot in robots]
+    assert robots[1].client.add_waypoint(1.5, -2.0).success
+    with FleetClient(within=ros.namespace, timeout=WAIT, context=ros.context) as fleet:
+        operator = Operator(app, robots[0], fleet)
+        try:
+            panel = operator.panel
+            selector = panel.robot_selector
+
+            def listed() -> List[str]:
+                return [selector.itemText(i) for i in range(selector.count())]
+
+            operator.until(lambda: listed() == namespaces
+                           and selector.currentText() == namespaces[0])
+            assert operator.table_texts() == []
+
+            operator.choose(selector, namespaces[1])
+            operator.until(lambda: operator.table_texts()
+                           == [['0', '1.50', '-2.00', '0°', 'None', 'pending']]
+                           and panel.state_label.text() == 'Current state: Idle')
+            # The panel now operates robot2, and robot2 only.
+            operator.click(panel.estop_button)
+            robots[1].client.wait_for_mode(emergency_stop=True)
+            operator.until(lambda: panel.estop_button.text() == 'Release Software Stop')
+            for other in (robots[0], robots[2]):
+                assert other.client.wait_for_mode(timeout=0.0) == ('stopped', False)
+
+            operator.choose(selector, namespaces[0])
+            operator.until(lambda: panel.estop_button.text() == 'Software Stop'
+                           and operator.table_texts() == [])
+            # A robot whose suite stops leaves the list; the one shown stays.
+            robots[2].close()
+            operator.until(lambda: listed() == namespaces[:2])
+            assert selector.currentText() == namespaces[0]
+            assert not [m for m in qt_warnings if 'thread' in m.lower()], qt_warnings
+        finally:
+            operator.close()

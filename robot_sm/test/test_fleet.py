@@ -16,6 +16,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from robot_sm import qos
 from robot_sm.api import FleetClient
+from robot_sm.fleet import robot_namespaces, RobotSearch
 from robot_sm.nodes.robot_sim import RobotSim
 from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
@@ -50,6 +51,29 @@ class HungMux(Node):
         self.asked.set()
         self.release.wait(60.0)
         return response
+
+
+def test_a_robot_is_a_namespace_running_a_node_of_the_suite_under_the_fleets_namespace() -> None:
+    nodes = [('robot_control_mux', '/site/robot1'), ('state_interface', '/site/robot1'),
+             ('service_provider', '/site/robot2'), ('robot_sm_client', '/site/robot3'),
+             ('state_interface', '/site2/robot1'), ('robot_control_mux', '/'),
+             ('teleop_retargeting', '/site/robot4')]
+    assert robot_namespaces(nodes, '/site') == ['/site/robot1', '/site/robot2']
+    assert robot_namespaces(nodes, '/site/') == ['/site/robot1', '/site/robot2']
+    assert robot_namespaces(nodes) == ['/', '/site/robot1', '/site/robot2', '/site2/robot1']
+
+
+def test_the_search_ends_with_the_robots_expected_or_when_none_new_came_in_time() -> None:
+    expecting = RobotSearch(count=2, settle=3.0, now=0.0)
+    assert not expecting.done(['/a'], 0.1)
+    assert expecting.done(['/a', '/b'], 0.2)
+    settling = RobotSearch(count=None, settle=3.0, now=0.0)
+    assert not settling.done([], 5.0)  # nothing found yet: keep looking
+    assert not settling.done(['/a'], 5.1)
+    assert not settling.done(['/a', '/b'], 8.0)  # a new one: the settle time starts again
+    assert not settling.done(['/a', '/b'], 10.9)
+    assert settling.done(['/a', '/b'], 11.0)
+    assert RobotSearch(count=None, settle=0.0, now=0.0).done([], 0.0)  # those known now only
 
 
 def test_the_fleet_shows_every_robot_stops_them_all_and_forgets_one_that_left(

@@ -13,6 +13,11 @@ so the state machine never starts in the previous mode.
 While the panel is open it is the robot's operator: it publishes the operator heartbeat
 (:mod:`robot_sm.operator_station.presence`) from the GUI thread, so that a panel that freezes
 stops beating too, and its top line shows whether the robot hears it.
+
+Given a :class:`robot_sm.fleet.FleetClient`, the panel has a robot selector: the robots the fleet
+finds, by namespace. Choosing one connects the panel to that robot (a client of its own in the
+fleet's context); the heartbeat then goes to the robot shown, as if the panel had been closed
+for the robot left and opened for the one chosen.
 """
 
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,6 +26,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from robot_sm.api import (
+    FleetClient,
     FOLLOWING_MODE_NAMES,
     MODE_NAMES,
     Result,
@@ -46,6 +52,8 @@ TOPICS = {
     'exploration_mode': (Bool, 'robot_sm/exploration_mode'),
 }
 FOLLOWING_MODES = ['single', 'roundtrip', 'patrol']
+#: How often the robot selector looks for robots coming and going.
+ROBOTS_REFRESH_HZ = 1.0
 NO_ROUTINE = 'None'
 #: The presence line's colours: green while the robot hears the panel, red when it does not.
 PRESENCE_STYLES = {
@@ -108,15 +116,18 @@ def waypoint_rows(array: Optional[WaypointArray]) -> List[WaypointInfo]:
 
 
 class ControlPanel(QtWidgets.QWidget):
-    """The control panel widget; ``backend`` talks to the suite."""
+    """The control panel widget; ``backend`` talks to the suite, ``fleet`` lists the robots."""
 
     #: Emitted (on any thread) when a call finishes: (description, Result).
     call_finished = Signal(object, object)
 
     def __init__(self, backend: PanelBackend, parent: Optional[Any] = None,
-                 refresh_hz: float = 5.0) -> None:
+                 refresh_hz: float = 5.0, fleet: Optional[FleetClient] = None) -> None:
         super().__init__(parent)
         self.backend = backend
+        self.fleet = fleet
+        #: The client the panel made when a robot was chosen (the first one is the caller's).
+        self._own_client: Optional[SuiteClient] = None
         self.setObjectName('RobotSmControlPanel')
         self.setWindowTitle('robot_sm control')
         self._routines: List[str] = []
@@ -132,15 +143,30 @@ class ControlPanel(QtWidgets.QWidget):
         self._timer.timeout.connect(self.refresh)
         self._timer.start(int(1000 / refresh_hz))
         self._heartbeat = QtCore.QTimer(self)
-        self._heartbeat.timeout.connect(self.backend.presence.beat)
+        self._heartbeat.timeout.connect(lambda: self.backend.presence.beat())
         self._heartbeat.start(int(1000 / HEARTBEAT_RATE))
         self.backend.presence.beat()
         self.request('routines', self.backend.client.routines)
+        self._robots_timer = QtCore.QTimer(self)
+        if fleet is not None:
+            self._robots_timer.timeout.connect(self.refresh_robots)
+            self._robots_timer.start(int(1000 / ROBOTS_REFRESH_HZ))
+            self.refresh_robots()
 
     # ---- layout -------------------------------------------------------------------------------
 
     def _build(self) -> None:
         layout = QtWidgets.QVBoxLayout(self)
+        robot_row = QtWidgets.QHBoxLayout()
+        robot_row.addWidget(QtWidgets.QLabel('Robot:'))
+        self.robot_selector = QtWidgets.QComboBox()
+        self.robot_selector.setObjectName('robot_selector')
+        self.robot_selector.addItem(self.namespace)
+        self.robot_selector.setEnabled(self.fleet is not None)
+        self.robot_selector.activated.connect(
+            lambda index: self.select_robot(self.robot_selector.itemText(index)))
+        robot_row.addWidget(self.robot_selector, 1)
+        layout.addLayout(robot_row)
         self.presence_label = QtWidgets.QLabel('Operator: waiting for the robot')
         self.presence_label.setObjectName('presence_label')
         self.presence_label.setWordWrap(True)
@@ -252,16 +278,58 @@ class ControlPanel(QtWidgets.QWidget):
         self.info_label.setWordWrap(True)
         layout.addWidget(self.info_label)
 
+    # ---- robots -------------------------------------------------------------------------------
+
+    @property
+    def namespace(self) -> str:
+        """Return the namespace of the robot the panel shows."""
+        return str(self.backend.client.node.get_namespace())
+
+    def refresh_robots(self) -> None:
+        """List the robots the fleet finds now, and the one shown (GUI thread only)."""
+        if self.fleet is None:
+            return
+        robots = sorted(set(self.fleet.robots()) | {self.namespace})
+        listed = [self.robot_selector.itemText(i) for i in range(self.robot_selector.count())]
+        if robots != listed:
+            self.robot_selector.clear()
+            self.robot_selector.addItems(robots)
+        self.robot_selector.setCurrentIndex(robots.index(self.namespace))
+
+    def select_robot(self, namespace: str) -> None:
+        """Show and operate the robot in ``namespace`` (GUI thread only)."""
+        if self.fleet is None or namespace == self.namespace:
+            return
+        old_backend, old_client = self.backend, self._own_client
+        self._own_client = SuiteClient(namespace=namespace, timeout=old_backend.client.timeout,
+                                       context=self.fleet.context)
+        self.backend = PanelBackend(self._own_client)
+        old_backend.close()
+        if old_client is not None:
+            old_client.close()
+        self._shown_rows = []
+        self._shown_exploration_mode = None
+        self._shown_following_mode = None
+        self.state_label.setText('Current state: (waiting for the suite)')
+        self.info_label.setText('')
+        self.table.setRowCount(0)
+        self.backend.presence.beat()
+        self.request('routines', self.backend.client.routines)
+        self.refresh_robots()
+
     # ---- calls --------------------------------------------------------------------------------
 
     def request(self, description: str, function: Callable[..., Result], *args: Any) -> None:
         """Run a suite call in the background; its result is shown when it arrives."""
-        future = self.backend.submit(function, *args)
-        future.add_done_callback(lambda done: self._call_done(description, done))
+        backend = self.backend
+        future = backend.submit(function, *args)
+        future.add_done_callback(lambda done: self._call_done(description, done, backend))
 
-    def _call_done(self, description: str, done: 'Future[Result]') -> None:
+    def _call_done(self, description: str, done: 'Future[Result]',
+                   backend: PanelBackend) -> None:
         """Hand a finished call to the GUI thread (runs on the worker thread)."""
-        if not self._closed and not done.cancelled():
+        # The answer of a robot no longer shown is not shown either.
+        if not self._closed and not done.cancelled() and backend is self.backend:
             self.call_finished.emit(description, done.result())
 
     def _on_call_finished(self, description: str, result: Result) -> None:
@@ -426,7 +494,10 @@ class ControlPanel(QtWidgets.QWidget):
         self._closed = True
         self._timer.stop()
         self._heartbeat.stop()
+        self._robots_timer.stop()
         self.backend.close()
+        if self._own_client is not None:
+            self._own_client.close()
 
 
 def main() -> int:
@@ -438,8 +509,9 @@ def main() -> int:
     parser.add_argument('--namespace', '-n', default='')
     args, qt_args = parser.parse_known_args()
     app = QtWidgets.QApplication([sys.argv[0], *qt_args])
-    client = SuiteClient(namespace=args.namespace, timeout=3.0)
-    panel = ControlPanel(PanelBackend(client))
+    fleet = FleetClient(timeout=3.0)
+    client = SuiteClient(namespace=args.namespace, timeout=3.0, context=fleet.context)
+    panel = ControlPanel(PanelBackend(client), fleet=fleet)
     panel.show()
     # Ctrl-C closes the window. Python runs signal handlers only between bytecodes, so a timer
     # hands control to the interpreter now and then while Qt's event loop waits.
@@ -452,6 +524,7 @@ def main() -> int:
     finally:
         panel.shutdown()
         client.close()
+        fleet.close()
 
 
 if __name__ == '__main__':

@@ -3,7 +3,7 @@
 from typing import Any
 
 from qt_gui.plugin import Plugin
-from robot_sm.api import SuiteClient
+from robot_sm.api import FleetClient, SuiteClient
 from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
 
 
@@ -14,8 +14,10 @@ class RobotSmControl(Plugin):
         super().__init__(context)
         self.setObjectName('RobotSmControl')
         node = context.node
-        self._client = SuiteClient(namespace=node.get_namespace(), timeout=3.0)
-        self._panel = ControlPanel(PanelBackend(self._client))
+        self._fleet = FleetClient(timeout=3.0)
+        self._client = SuiteClient(namespace=node.get_namespace(), timeout=3.0,
+                                   context=self._fleet.context)
+        self._panel = ControlPanel(PanelBackend(self._client), fleet=self._fleet)
         if context.serial_number() > 1:
             self._panel.setWindowTitle(
                 f'{self._panel.windowTitle()} ({context.serial_number()})')
@@ -25,3 +27,4 @@ class RobotSmControl(Plugin):
         """Stop the panel; ROS keeps running for the other plugins."""
         self._panel.shutdown()
         self._client.close()
+        self._fleet.close()
