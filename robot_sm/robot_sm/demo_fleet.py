@@ -16,10 +16,10 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from nav_msgs.msg import Odometry
-from robot_sm.bringup import fleet_names, SUITE
+from robot_sm.bringup import fleet_names, ROBOT_NODES, SUITE
 from robot_sm.fleet import FleetClient
 from robot_sm.grid import OccupancyGrid
-from robot_sm.running_fleet import ROBOT_NODES, RunningFleet, SIMULATOR
+from robot_sm.running_fleet import RunningFleet, SIMULATOR
 from robot_sm.tasks import Task, TaskEnded, WaitTimeout
 from robot_sm.testing import Recorder
 import yaml

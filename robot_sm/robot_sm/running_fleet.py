@@ -4,8 +4,8 @@ A simulated fleet running in this process: for tests, the fleet demo and the sca
 :class:`RunningFleet` starts one robot_sim for N robots (``robot1`` ... ``robotN`` under a
 namespace) and, per robot, the suite with its base_controller as a
 :class:`robot_sm.running_suite.RunningSuite` (with its client and recorders), as
-``robot-sm up --sim --robots N`` does. Each robot gets a DDS participant of its own (an rclpy
-context), as a robot of its own would have, unless one ``context`` is given for all.
+``robot-sm up --sim --robots N`` does, but all in this process. Each robot gets a DDS
+participant of its own (an rclpy context) unless one ``context`` is given for all.
 
     with RunningFleet(3, world='office', parameter_files=shipped_parameter_files(sim=True)) as f:
         for name, suite in f.suites.items():
@@ -16,11 +16,9 @@ import pathlib
 from typing import Any, Dict, Mapping, Optional, Sequence
 
 from rclpy.context import Context
-from robot_sm.bringup import fleet_names, join_namespace, SIMULATION, SuiteProcess
+from robot_sm.bringup import fleet_names, join_namespace, ROBOT_NODES, SIMULATION, SuiteProcess
 from robot_sm.running_suite import BOOT_TIMEOUT, RunningSuite
 
-#: The simulated robot's nodes besides robot_sim: one set per robot.
-ROBOT_NODES = tuple(spec for spec in SIMULATION if spec.executable != 'robot_sim')
 #: The one simulation of the fleet.
 SIMULATOR = tuple(spec for spec in SIMULATION if spec.executable == 'robot_sim')
 

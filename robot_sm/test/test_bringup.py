@@ -100,8 +100,8 @@ def test_up_sim_robots_runs_a_suite_per_robot_around_one_simulation(
             assert values[0].double_value == 0.5
     except TimeoutError as error:
         raise AssertionError(f'{error}; robot-sm up printed:\n{process.output}') from error
-    assert 'robot-sm up: running 2 robots (robot1, robot2), each running robot_control_mux' \
-        in process.output
+    assert ('robot-sm up: running 2 robots (robot1, robot2), each in a process of its own running'
+            ' robot_control_mux') in process.output
     assert stop_with(process, signal.SIGINT) == 0, process.output
     assert 'Traceback' not in process.output, process.output
 
