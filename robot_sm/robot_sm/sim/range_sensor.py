@@ -72,8 +72,15 @@ class RangeSensor:
         cols_c = np.clip(cols, 0, truth.width - 1)
         blocked |= truth.obstacles()[rows_c, cols_c]
         if others is not None and len(others):
-            for other_x, other_y in np.asarray(others, dtype=np.float64).reshape(-1, 2):
-                blocked |= np.hypot(xs - other_x, ys - other_y) <= other_radius
+            # Where each ray enters each other robot's disc (rays x robots), the nearest per ray.
+            centres = np.asarray(others, dtype=np.float64).reshape(-1, 2) - (pose.x, pose.y)
+            along = np.outer(np.cos(angles), centres[:, 0]) + np.outer(np.sin(angles),
+                                                                        centres[:, 1])
+            across = (centres ** 2).sum(axis=1)[None, :] - along ** 2
+            inside = (across <= other_radius ** 2) & (along > 0.0)
+            entry = along - np.sqrt(np.maximum(other_radius ** 2 - across, 0.0))
+            hit = np.where(inside, entry, np.inf).min(axis=1)
+            blocked |= distances[None, :] >= hit[:, None]
         # Index of the first blocking step per ray (the ray's length when nothing blocks it).
         first = np.where(blocked.any(axis=1), blocked.argmax(axis=1), distances.size)
         return distances, rows, cols, on_map, first
