@@ -149,13 +149,18 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
-def use_server(address: str) -> None:
-    """Make the participants this process creates from now on use ``address`` ('' for none)."""
+def use_server(address: str, super_client: bool = False) -> None:
+    """
+    Make the participants created from now on (and child processes) use ``address``.
+
+    '' for simple discovery. Only the tools are super clients: robots are plain clients.
+    """
     for name in ('ROS_DISCOVERY_SERVER', 'ROS_SUPER_CLIENT'):
         os.environ.pop(name, None)
     if address:
         os.environ['ROS_DISCOVERY_SERVER'] = address
-        os.environ['ROS_SUPER_CLIENT'] = 'true'
+        if super_client:
+            os.environ['ROS_SUPER_CLIENT'] = 'true'
 
 
 class Fleet:
@@ -171,6 +176,9 @@ class Fleet:
             argv += ['--discovery-server', server]
         self.launched = time.monotonic()
         self.process = NodeProcess(argv)
+        # The robots are plain clients of the server; the benchmark's own participants, tools
+        # that must see the whole graph, are super clients.
+        use_server(server, super_client=True)
         self.ros = RosHarness(namespace='/')
         probe = self.ros.probe
         self.odometry: Dict[str, Recorder[Odometry]] = {
