@@ -74,8 +74,8 @@ class RangeSensor:
         if others is not None and len(others):
             # Where each ray enters each other robot's disc (rays x robots), the nearest per ray.
             centres = np.asarray(others, dtype=np.float64).reshape(-1, 2) - (pose.x, pose.y)
-            along = np.outer(np.cos(angles), centres[:, 0]) + np.outer(np.sin(angles),
-                                                                        centres[:, 1])
+            along = (np.outer(np.cos(angles), centres[:, 0])
+                     + np.outer(np.sin(angles), centres[:, 1]))
             across = (centres ** 2).sum(axis=1)[None, :] - along ** 2
             inside = (across <= other_radius ** 2) & (along > 0.0)
             entry = along - np.sqrt(np.maximum(other_radius ** 2 - across, 0.0))
