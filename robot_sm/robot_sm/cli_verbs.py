@@ -184,23 +184,24 @@ def fleet(args: argparse.Namespace, emit: Emit) -> int:
     once --expect robots are found, or else once no new robot has come for 3 s (--watch: at
     once, and robots come and go as they are found and leave).
     """
-    from robot_sm.fleet import FleetClient, SETTLE_TIME
+    from robot_sm.fleet import FleetClient
     with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
-        found = client.wait_for_robots(args.expect, settle=0.0 if args.watch else SETTLE_TIME)
-        if not found:
-            return _no_robots(client.within, args.timeout)
-        while True:
-            shown = client.status()
-            if not args.watch:
-                emit(shown, format_fleet(shown))
-                if args.expect is not None and len(found) < args.expect:
-                    print(f'robot-sm: expected {args.expect} robots, found {len(found)}',
-                          file=sys.stderr)
-                    return EXIT_UNAVAILABLE
-                return EXIT_OK
-            sys.stdout.write('\x1b[2J\x1b[H' + format_fleet(shown) + '\n')
+        while args.watch:
+            # A robot that stopped answering holds a refresh up to a second, not --timeout.
+            shown = client.status(timeout=min(args.timeout, 1.0))
+            sys.stdout.write('\x1b[2J\x1b[H' + (format_fleet(shown) if shown else
+                             f'no robot_sm suite found under {client.within} yet') + '\n')
             sys.stdout.flush()
             time.sleep(1.0)
+        found = client.wait_for_robots(args.expect)
+        if not found:
+            return _no_robots(client.within, args.timeout)
+        shown = client.status()
+    emit(shown, format_fleet(shown))
+    if args.expect is not None and len(found) < args.expect:
+        print(f'robot-sm: expected {args.expect} robots, found {len(found)}', file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    return EXIT_OK
 
 
 def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:

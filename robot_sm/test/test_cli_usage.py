@@ -88,6 +88,8 @@ def complete(tmp_path: pathlib.Path, line: str) -> List[str]:
     ('robot-sm waypoint r', ['remove', 'routine', 'routines', 'reset']),
     ('robot-sm follow start --mode ', ['single', 'roundtrip', 'patrol']),
     ('robot-sm estop o', ['on', 'off']),
+    ('robot-sm fleet e', ['estop']),
+    ('robot-sm fleet estop o', ['on', 'off']),
 ])
 def test_tab_completes_commands_and_choices(tmp_path: pathlib.Path, line: str,
                                             offered: List[str]) -> None:

@@ -7,10 +7,11 @@ operator's station finds them.
 """
 
 import json
+import signal
 import threading
 from typing import Iterator, List
 
-from operator_suite import describe, run_cli, StartSuite, WAIT
+from operator_suite import cli_command, describe, run_cli, StartSuite, WAIT
 import pytest
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -155,3 +156,26 @@ def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not
     # The robots that were found are stopped all the same.
     for suite in fleet:
         assert suite.client.wait_for_mode(emergency_stop=True).emergency_stop
+
+
+def test_robot_sm_fleet_watch_shows_robots_as_they_change_and_leave(
+        ros: RosHarness, fleet: List[RunningSuite]) -> None:
+    watch = ros.start_process(cli_command() + ['--namespace', ros.namespace, 'fleet', '--watch'])
+
+    def screen() -> str:
+        return watch.output.split('\x1b[2J\x1b[H')[-1]
+
+    def line(namespace: str) -> str:
+        return next((row for row in screen().splitlines() if row.startswith(namespace)), '')
+
+    assert wait_until(lambda: all('released' in line(suite.namespace) for suite in fleet),
+                      WAIT), watch.output
+    assert fleet[1].client.set_emergency_stop(True).success
+    assert wait_until(lambda: 'Emergency Stop' in line(fleet[1].namespace)
+                      and 'ENGAGED' in line(fleet[1].namespace), WAIT), screen()
+    assert 'released' in line(fleet[0].namespace)
+    fleet[2].close()
+    assert wait_until(lambda: line(fleet[2].namespace) == '' and line(fleet[0].namespace),
+                      WAIT), screen()
+    watch.process.send_signal(signal.SIGINT)
+    assert watch.wait(WAIT) == 0, watch.output
