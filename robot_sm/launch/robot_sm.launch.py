@@ -8,7 +8,8 @@ Arguments: ``namespace`` (moves every node, topic and service of the suite), ``p
 ``remote`` (``true`` loads ``config/remote.yaml`` after it: the operator station on another
 computer, the robot stops when its heartbeat is lost), ``use_sim_time``, and the plugin names
 ``navigation_plugin``, ``calculate_goal_plugin`` and ``mapping_plugin`` (empty: keep the
-parameter file's value). Name the nodes in parameter files
+parameter file's value), ``discovery_server`` (``HOST:PORT`` of a Fast DDS discovery server:
+every node becomes its client; empty: simple discovery). Name the nodes in parameter files
 ``/**/<node>`` so that the file applies in any namespace.
 """
 
@@ -19,7 +20,7 @@ from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from robot_sm.bringup import SUITE
+from robot_sm.bringup import discovery_server_problem, SUITE
 
 PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
 
@@ -33,6 +34,10 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
         files.append(f"{get_package_share_directory('robot_sm')}/config/remote.yaml")
     use_sim_time = LaunchConfiguration('use_sim_time').perform(context).lower() == 'true'
     plugins = {name: LaunchConfiguration(name).perform(context) for name in PLUGIN_ARGUMENTS}
+    server = LaunchConfiguration('discovery_server').perform(context)
+    if server and discovery_server_problem(server):
+        raise RuntimeError(f'discovery_server:={discovery_server_problem(server)}')
+    environment = {'ROS_DISCOVERY_SERVER': server} if server else {}
     nodes = []
     for spec in SUITE:
         overrides = {'use_sim_time': use_sim_time, **spec.parameters}
@@ -41,7 +46,8 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
         nodes.append(Node(
             package='robot_sm', executable=spec.executable, name=spec.executable,
             namespace=namespace, parameters=[*files, overrides],
-            remappings=list(spec.remappings), output='screen', emulate_tty=True))
+            remappings=list(spec.remappings), additional_env=environment, output='screen',
+            emulate_tty=True))
     return nodes
 
 
@@ -59,6 +65,9 @@ def generate_launch_description() -> LaunchDescription:
                                           'config/remote.yaml after params_file'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='Follow /clock instead of the system clock'),
+        DeclareLaunchArgument('discovery_server', default_value='',
+                              description='HOST:PORT of a Fast DDS discovery server for every '
+                                          'node (empty: simple discovery)'),
         *[DeclareLaunchArgument(name, default_value='',
                                 description=f'Plugin state for {name} (empty: the params file)')
           for name in PLUGIN_ARGUMENTS],

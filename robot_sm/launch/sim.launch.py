@@ -9,6 +9,12 @@ another computer), then ``params_file`` if given, and the simulated robot: base_
 (cmd_vel -> wheel velocities) and robot_sim. In RViz the "2D Goal Pose" tool sends simple goals
 (``goal_pose`` is remapped to ``robot_sm/simple_goal``) and "Publish Point" adds waypoints.
 With ``rviz:=true`` and no rviz2 installed, nothing is started.
+
+``robots:=N`` simulates a fleet instead: N suites (with their base_controller) in
+``namespace/robot1`` ... ``robotN`` and one robot_sim for all of them, in ``namespace``; the
+robots start at the world's ``start_poses`` (RViz then shows robot1).
+``discovery_server:=HOST:PORT`` makes every node a client of that Fast DDS discovery server
+(``ROS_DISCOVERY_SERVER``; start one with ``fastdds discovery -i 0``).
 """
 
 from typing import Any, List
@@ -19,7 +25,8 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from robot_sm.bringup import rviz_refusal, SIMULATION, SUITE
+from robot_sm.bringup import (discovery_server_problem, fleet_names, join_namespace,
+                              rviz_refusal, SIMULATION, SUITE)
 
 
 def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
@@ -38,17 +45,37 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
         files.append(extra)
     world = LaunchConfiguration('world').perform(context)
     reveal = LaunchConfiguration('reveal_map').perform(context).lower() == 'true'
+    robots = int(LaunchConfiguration('robots').perform(context) or '0')
+    server = LaunchConfiguration('discovery_server').perform(context)
+    if server and discovery_server_problem(server):
+        raise RuntimeError(f'discovery_server:={discovery_server_problem(server)}')
+    environment = {'ROS_DISCOVERY_SERVER': server} if server else {}
+    sim = {'world': world, 'reveal_map': reveal}
+    if robots > 0:
+        names = fleet_names(robots)
+        groups = [(SUITE + tuple(s for s in SIMULATION if s.executable != 'robot_sim'),
+                   join_namespace(namespace, name)) for name in names]
+        groups.append((tuple(s for s in SIMULATION if s.executable == 'robot_sim'),
+                       namespace))
+        sim['robots'] = names
+        rviz_namespace = join_namespace(namespace, names[0])
+    else:
+        groups = [(SUITE + SIMULATION, namespace)]
+        rviz_namespace = namespace
     nodes = []
-    for spec in SUITE + SIMULATION:
-        overrides = dict(spec.parameters)
-        if spec.executable == 'robot_sim':
-            overrides.update({'world': world, 'reveal_map': reveal})
-        nodes.append(Node(
-            package='robot_sm', executable=spec.executable, name=spec.executable,
-            namespace=namespace, parameters=[*files, overrides] if overrides else files,
-            remappings=list(spec.remappings), output='screen', emulate_tty=True))
+    for specs, group_namespace in groups:
+        for spec in specs:
+            overrides = dict(spec.parameters)
+            if spec.executable == 'robot_sim':
+                overrides.update(sim)
+            nodes.append(Node(
+                package='robot_sm', executable=spec.executable, name=spec.executable,
+                namespace=group_namespace,
+                parameters=[*files, overrides] if overrides else files,
+                remappings=list(spec.remappings), additional_env=environment,
+                output='screen', emulate_tty=True))
     nodes.append(Node(
-        package='rviz2', executable='rviz2', name='rviz2', namespace=namespace,
+        package='rviz2', executable='rviz2', name='rviz2', namespace=rviz_namespace,
         arguments=['-d', f'{share}/config/robot_sm.rviz'],
         remappings=[('goal_pose', 'robot_sm/simple_goal')],
         condition=rviz))
@@ -70,5 +97,11 @@ def generate_launch_description() -> LaunchDescription:
                               description='Operator station on another computer: load '
                                           'config/remote.yaml'),
         DeclareLaunchArgument('rviz', default_value='false', description='Start RViz'),
+        DeclareLaunchArgument('robots', default_value='0',
+                              description='Simulate a fleet of this many robots, each in '
+                                          'namespace/robotK (0: one robot in namespace)'),
+        DeclareLaunchArgument('discovery_server', default_value='',
+                              description='HOST:PORT of a Fast DDS discovery server for every '
+                                          'node (empty: simple discovery)'),
         OpaqueFunction(function=_nodes),
     ])

@@ -261,15 +261,62 @@ def shipped_parameter_files(sim: bool, remote: bool = False) -> List[pathlib.Pat
             + ([config / 'remote.yaml'] if remote else []))
 
 
+def fleet_names(count: int) -> List[str]:
+    """Return the namespaces of a simulated fleet's robots: ``robot1`` ... ``robotN``."""
+    return [f'robot{index}' for index in range(1, count + 1)]
+
+
+def join_namespace(parent: str, name: str) -> str:
+    """Return ``name`` under the namespace ``parent`` ('' or '/' for the root)."""
+    return f"/{parent.strip('/')}/{name}".replace('//', '/')
+
+
+def use_discovery_server(address: str, super_client: bool = False) -> None:
+    """
+    Make the DDS participants this process creates from now on clients of a discovery server.
+
+    ``address`` is ``HOST:PORT`` (several separated by ``;``), as ``ROS_DISCOVERY_SERVER``
+    takes it; a ``super_client`` (a tool) sees the whole graph, a plain client only what it
+    uses.
+    """
+    import os
+    os.environ['ROS_DISCOVERY_SERVER'] = address
+    if super_client:
+        os.environ['ROS_SUPER_CLIENT'] = 'true'
+
+
+def discovery_server_problem(address: str) -> Optional[str]:
+    """Return why ``address`` is not a discovery server list (``HOST:PORT;...``), or None."""
+    for entry in address.split(';'):
+        host, _, port = entry.strip().rpartition(':')
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            return f'{address!r} is not HOST:PORT (e.g. 127.0.0.1:11811)'
+    return None
+
+
+#: The simulated robot's nodes besides robot_sim: one set per robot of a simulated fleet.
+ROBOT_NODES: Tuple[NodeSpec, ...] = tuple(s for s in SIMULATION if s.executable != 'robot_sim')
+#: Seconds the robots of a simulated fleet get to stop after a signal before they are killed.
+FLEET_STOP_TIMEOUT = 10.0
+
+
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
-           namespace: str = '', teleop: bool = False, remote: bool = False) -> int:
+           namespace: str = '', teleop: bool = False, remote: bool = False,
+           robots: Optional[int] = None, discovery_server: str = '',
+           fleet_robot: bool = False) -> int:
     """
     Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
 
     The shipped parameter files are loaded first (with ``remote``, ``config/remote.yaml`` after
-    the others), then ``parameter_files`` in order. Returns 0
+    the others), then ``parameter_files`` in order. With ``robots`` (and ``sim``) it runs a
+    simulated fleet: robot_sim for all of them in this process, and each robot's suite with its
+    base_controller in ``namespace/robot1`` ... ``robotN``, each in a process of its own (as
+    on a robot of its own: its own DDS participant, its own share of the cores), started as
+    ``robot-sm up --sim`` with ``fleet_robot``. With ``discovery_server`` (``HOST:PORT``) every
+    node is a client of that Fast DDS discovery server. Returns 0
     when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
-    file or a parameter cannot be used, 1 when a node stops on an error while running.
+    file or a parameter cannot be used, 1 when a node (or a robot's process) stops on an error
+    while running.
     """
     from robot_sm.parameters import ConfigurationError
     from robot_sm.resources import shipped_worlds, world_file
@@ -278,7 +325,6 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
         print(f'robot-sm up: {reason}', file=sys.stderr)
         return 2
 
-    specs = list(SUITE) + (list(SIMULATION) if sim else []) + (list(TELEOP) if teleop else [])
     overrides: Dict[str, Dict[str, Any]] = {}
     if world is not None:
         if not sim:
@@ -287,26 +333,90 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
             return refuse(f"unknown world '{world}': shipped worlds are "
                           f"{', '.join(shipped_worlds())}, or give a map YAML file")
         overrides['robot_sim'] = {'world': world}
+    if robots is not None:
+        if not sim:
+            return refuse('--robots needs --sim (on real robots, run one suite on each)')
+        if robots < 1:
+            return refuse(f'--robots {robots}: must be at least 1')
+        if teleop:
+            return refuse('--teleop cannot be used with --robots: a simulated fleet has no arms')
+    if discovery_server:
+        problem = discovery_server_problem(discovery_server)
+        if problem:
+            return refuse(f'--discovery-server {problem}')
+        use_discovery_server(discovery_server)
+    files = shipped_parameter_files(sim, remote) + list(parameter_files)
+    if fleet_robot:
+        specs = list(SUITE) + list(ROBOT_NODES)
+    elif robots is None:
+        specs = list(SUITE) + (list(SIMULATION) if sim else []) + (list(TELEOP) if teleop else [])
+    else:
+        specs = [spec for spec in SIMULATION if spec.executable == 'robot_sim']
+        overrides['robot_sim'] = {**overrides.get('robot_sim', {}),
+                                  'robots': fleet_names(robots)}
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
+    suite: Optional[SuiteProcess] = None
+    children: Dict[str, Any] = {}
     try:
         try:
-            suite = SuiteProcess(specs, shipped_parameter_files(sim, remote)
-                                 + list(parameter_files),
-                                 overrides, namespace)
+            # The simulation first: it refuses a fleet its world has no start poses for.
+            suite = SuiteProcess(specs, files, overrides, namespace)
         except (ConfigurationError, ParameterFileError) as error:
             return refuse(f'refusing to start: {error}')
-        print(f"robot-sm up: running {', '.join(suite.nodes)} (Ctrl-C to stop)", flush=True)
-        try:
-            while not stop.wait(0.2):
-                failure = suite.failure()
-                if failure is not None:
-                    print(f'robot-sm up: {failure}', file=sys.stderr)
-                    return 1
-        finally:
-            suite.shutdown()
+        running = ', '.join(suite.nodes)
+        if robots is not None:
+            children = _start_fleet_robots(fleet_names(robots), namespace, parameter_files,
+                                           remote)
+            running = (f"{robots} robots ({', '.join(children)}), each in a process of its own "
+                       f"running {', '.join(s.executable for s in SUITE + ROBOT_NODES)}, and "
+                       f'{running}')
+        print(f'robot-sm up: running {running} (Ctrl-C to stop)', flush=True)
+        while not stop.wait(0.2):
+            failure = suite.failure()
+            for name, child in children.items():
+                if child.poll() is not None:
+                    # A robot that refused its parameters (2) said why on its own line.
+                    print(f'robot-sm up: {name} stopped (exit code {child.returncode})',
+                          file=sys.stderr)
+                    return 2 if child.returncode == 2 else 1
+            if failure is not None:
+                print(f'robot-sm up: {failure}', file=sys.stderr)
+                return 1
         return 0
     finally:
+        _stop_fleet_robots(children)
+        if suite is not None:
+            suite.shutdown()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _start_fleet_robots(names: Sequence[str], namespace: str,
+                        parameter_files: Sequence[pathlib.Path],
+                        remote: bool) -> Dict[str, Any]:
+    """Start each robot of a simulated fleet in a process of its own; return them by name."""
+    import subprocess
+    children = {}
+    for name in names:
+        argv = [sys.executable, '-m', 'robot_sm.cli', '--namespace',
+                join_namespace(namespace, name), 'up', '--sim', '--fleet-robot',
+                *(['--remote'] if remote else []),
+                *(['--params', *map(str, parameter_files)] if parameter_files else [])]
+        children[name] = subprocess.Popen(argv)
+    return children
+
+
+def _stop_fleet_robots(children: Mapping[str, Any]) -> None:
+    """Stop the robots' processes with SIGINT, then SIGKILL those still running."""
+    import subprocess
+    for child in children.values():
+        if child.poll() is None:
+            child.send_signal(signal.SIGINT)
+    for child in children.values():
+        try:
+            child.wait(timeout=FLEET_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()

@@ -98,6 +98,14 @@ def up_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--remote', action='store_true',
                         help='operator station on another computer: load config/remote.yaml (the '
                              'robot stops when the operator heartbeat is lost)')
+    parser.add_argument('--robots', type=int, metavar='N',
+                        help='simulate a fleet (needs --sim): N suites in NAMESPACE/robot1 ... '
+                             'robotN and one robot_sim for all of them')
+    parser.add_argument('--discovery-server', default='', metavar='HOST:PORT',
+                        help='be a client of this Fast DDS discovery server (sets '
+                             'ROS_DISCOVERY_SERVER; start one with: fastdds discovery -i 0)')
+    # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
+    parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
 
 
 def connect_options(parser: argparse.ArgumentParser) -> None:
@@ -134,10 +142,12 @@ def up(args: argparse.Namespace, emit: Emit) -> int:
 
     Run the suite (and the simulation, and teleop) in this process until SIGINT or SIGTERM, for
     machines without ros2 launch. Loads config/robot_sm.yaml (and config/sim.yaml with --sim),
-    then --params.
+    then --params. With --robots N, a simulated fleet: one simulation, and each robot's suite in
+    a process of its own.
     """
     from robot_sm.bringup import run_up
-    return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote)
+    return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote,
+                  args.robots, args.discovery_server, args.fleet_robot)
 
 
 def connect(args: argparse.Namespace, emit: Emit) -> int:

@@ -9,6 +9,9 @@ The demo: the whole suite drives a simulated robot, with no robot and no ROS ins
 3. The arm: a recorded XR session drives the simulated SO-101-class arm through teleop
    (:mod:`robot_sm.demo_arm`).
 
+With ``--robots N`` it runs the fleet demo instead (:mod:`robot_sm.demo_fleet`): N robots in
+the office world, each following its own waypoints, a fleet-wide stop and a release.
+
 It prints state transitions and progress as it goes, writes a PNG of the maps, the paths driven
 and the waypoints, one of the arm's motion, an MCAP recording of each phase's topics, prints a
 summary and exits 0 on success (non-zero with the reason otherwise).
@@ -28,6 +31,7 @@ from robot_sm.api import Result, SuiteUnavailable
 from robot_sm.bringup import NodeSpec, SIMULATION, SUITE
 from robot_sm.demo_arm import (ArmPhaseFailure, ArmRun, draw_arm, recorded_counts, run_arm,
                                tracking_figures)
+from robot_sm.demo_fleet import draw_fleet, FleetDemoFailure, run_fleet
 from robot_sm.grid import OccupancyGrid
 from robot_sm.resources import share_directory
 from robot_sm.running_suite import RunningSuite
@@ -297,6 +301,29 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
     plt.close(figure)
 
 
+def run_fleet_demo(files: List[pathlib.Path], plan: pathlib.Path, count: int,
+                   output: pathlib.Path, timeout: float, echo: Callable[[str], None]) -> int:
+    """Run the fleet demo, draw it and print its summary; return the exit code."""
+    started = time.monotonic()
+    echo(f'== fleet: {count} robots in the office, a fleet-wide stop and a release')
+    try:
+        run = run_fleet(files, plan, count, echo, timeout)
+    except (FleetDemoFailure, DemoFailure, SuiteUnavailable) as error:
+        echo(f'demo FAILED: {error}')
+        return 1
+    picture = output / 'demo-fleet.png'
+    draw_fleet(run, picture)
+    echo(f'picture: {picture}')
+    echo('== summary')
+    echo(f'  total time            {time.monotonic() - started:.1f} s')
+    for robot in run.robots:
+        echo(f'  {robot.name:<21} {robot.visited}/{len(robot.plan)} waypoints, '
+             f'{robot.distance:.1f} m driven, wheels zero {robot.wheels_zero_after * 1000:.0f} '
+             f'ms after the fleet stop, confirmed in '
+             f'{(run.stop_confirmed.get(robot.name) or math.nan) * 1000:.0f} ms')
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the demo; return 0 on success."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip())
@@ -310,6 +337,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help='only the arm teleoperation phase')
     parser.add_argument('--timeout', type=float, default=150.0,
                         help='seconds each phase may take (default 150)')
+    parser.add_argument('--robots', type=int, metavar='N',
+                        help='run the fleet demo with N robots (1 to 3) instead')
     args = parser.parse_args(argv)
 
     def echo(text: str) -> None:
@@ -317,6 +346,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     share = share_directory() / 'config'
     files = [share / 'robot_sm.yaml', share / 'sim.yaml']
+    if args.robots is not None:
+        return run_fleet_demo(files, share / 'demo_fleet_waypoints.yaml', args.robots,
+                              args.output, args.timeout, echo)
     started = time.monotonic()
     phases: List[Phase] = []
     arm: Optional[ArmRun] = None

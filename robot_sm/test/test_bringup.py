@@ -82,6 +82,30 @@ def test_up_stops_on_sigterm(ros: RosHarness, env: Dict[str, str]) -> None:
     assert 'Traceback' not in process.output, process.output
 
 
+def test_up_sim_robots_runs_a_suite_per_robot_around_one_simulation(
+        ros: RosHarness, env: Dict[str, str]) -> None:
+    names = ('robot1', 'robot2')
+    odom = {name: ros.record(Odometry, f'{name}/odom') for name in names}
+    states = {name: ros.record(String, f'{name}/robot_sm/state_info', qos.STATE)
+              for name in names}
+    process = ros.start_process(up_argv('--sim', '--robots', '2', namespace=ros.namespace),
+                                env=env)
+    try:
+        for name, start in zip(names, ((1.0, 1.0), (6.6, 1.0))):
+            states[name].wait_for(lambda m: m.data == 'Idle', timeout=START)
+            position = odom[name].wait_for(timeout=START).pose.pose.position
+            assert (position.x, position.y) == start
+            values = ros.call(GetParameters, f'{name}/robot_control_mux/get_parameters',
+                              GetParameters.Request(names=['max_linear_velocity'])).values
+            assert values[0].double_value == 0.5
+    except TimeoutError as error:
+        raise AssertionError(f'{error}; robot-sm up printed:\n{process.output}') from error
+    assert ('robot-sm up: running 2 robots (robot1, robot2), each in a process of its own running'
+            ' robot_control_mux') in process.output
+    assert stop_with(process, signal.SIGINT) == 0, process.output
+    assert 'Traceback' not in process.output, process.output
+
+
 def bad_files(tmp_path: pathlib.Path) -> Dict[str, pathlib.Path]:
     """Write parameter files that robot-sm up must refuse; return them by what is wrong."""
     files = {
@@ -120,6 +144,13 @@ def test_an_unusable_parameter_file_exits_with_2_and_one_line(
 @pytest.mark.parametrize('argv, reason', [
     (['--sim', '--world', 'mars'], "unknown world 'mars': shipped worlds are maze, office"),
     (['--world', 'maze'], '--world needs --sim'),
+    (['--robots', '2'], '--robots needs --sim'),
+    (['--sim', '--robots', '0'], '--robots 0: must be at least 1'),
+    (['--sim', '--robots', '2', '--teleop'], '--teleop cannot be used with --robots'),
+    (['--sim', '--robots', '9', '--world', 'maze'],
+     "refusing to start: robot_sim: parameter 'robots': 9 robots, but world 'maze' has start "
+     'poses for 8'),
+    (['--discovery-server', 'localhost'], "--discovery-server 'localhost' is not HOST:PORT"),
 ])
 def test_a_bad_world_exits_with_2_and_one_line(argv: List[str], reason: str) -> None:
     result = subprocess.run(up_argv(*argv), capture_output=True, text=True, timeout=60.0)

@@ -263,6 +263,23 @@ def test_sim_launch_starts_suite_simulation_and_rviz(ros: RosHarness, tmp_path: 
     assert not [n for n in launch('sim.launch.py', {}) if n.package == 'rviz2']
 
 
+def test_sim_launch_robots_starts_a_suite_per_robot_and_one_simulation(
+        ros: RosHarness) -> None:
+    nodes = list(launch('sim.launch.py', {'namespace': 'fleet', 'robots': '3',
+                                          'discovery_server': '127.0.0.1:11811'}))
+    sims = [n for n in nodes if n.executable == 'robot_sim']
+    assert len(sims) == 1 and sims[0].namespace == '/fleet'
+    assert check_parameters(ros, sims[0])['robots'] == ['robot1', 'robot2', 'robot3']
+    for name in ('robot1', 'robot2', 'robot3'):
+        ours = [n for n in nodes if n.namespace == f'/fleet/{name}']
+        assert sorted(n.executable for n in ours) == sorted(
+            s.executable for s in SUITE + SIMULATION if s.executable != 'robot_sim')
+        for node in ours:
+            check_parameters(ros, node)
+    with pytest.raises(RuntimeError, match="discovery_server:='nowhere' is not HOST:PORT"):
+        list(launch('sim.launch.py', {'discovery_server': 'nowhere'}))
+
+
 def test_sim_launch_without_rviz2_refuses_rviz_before_starting_any_node(
         tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     installed_rviz(tmp_path / 'no_rviz', monkeypatch, present=False)
@@ -296,8 +313,9 @@ def test_teleop_launch_starts_the_teleop_node(ros: RosHarness) -> None:
 def test_launch_files_declare_the_documented_arguments() -> None:
     expected = {
         'robot_sm.launch.py': {'namespace', 'params_file', 'use_sim_time', 'navigation_plugin',
-                               'calculate_goal_plugin', 'mapping_plugin'},
-        'sim.launch.py': {'namespace', 'params_file', 'world', 'reveal_map', 'rviz'},
+                               'calculate_goal_plugin', 'mapping_plugin', 'discovery_server'},
+        'sim.launch.py': {'namespace', 'params_file', 'world', 'reveal_map', 'rviz', 'robots',
+                          'discovery_server'},
         'teleop.launch.py': {'namespace', 'params_file', 'urdf_path'},
     }
     for file_name, names in expected.items():

@@ -5,8 +5,8 @@ Cells follow ``nav_msgs/OccupancyGrid``: ``data[row, col]`` with row 0 at the ma
 y), values -1 (unknown), 0 (free) to 100 (occupied).
 """
 
-from robot_sm.grid.map_file import load_map, load_start_pose, MapFileError
+from robot_sm.grid.map_file import load_map, load_start_pose, load_start_poses, MapFileError
 from robot_sm.grid.occupancy_grid import FREE, OccupancyGrid, OCCUPIED, UNKNOWN
 
-__all__ = ['FREE', 'load_map', 'load_start_pose', 'MapFileError', 'OCCUPIED', 'OccupancyGrid',
-           'UNKNOWN']
+__all__ = ['FREE', 'load_map', 'load_start_pose', 'load_start_poses', 'MapFileError', 'OCCUPIED',
+           'OccupancyGrid', 'UNKNOWN']

@@ -6,12 +6,13 @@ The YAML keys are those of nav2_map_server: ``image`` (relative to the YAML file
 ``free_thresh`` and ``mode`` (only ``trinary``, the default). A pixel's occupancy is
 ``(255 - p) / 255`` (or ``p / 255`` when negated): above ``occupied_thresh`` it is occupied, below
 ``free_thresh`` free, otherwise unknown. The image's top row is the map's highest y. A world of
-the simulation may add ``start_pose`` ([x, y, yaw]), where the simulated robot starts.
+the simulation may add ``start_pose`` ([x, y, yaw]), where the simulated robot starts, and
+``start_poses`` ([[x, y, yaw], ...]), where the robots of a simulated fleet start.
 """
 
 import math
 import pathlib
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 from PIL import Image
@@ -62,6 +63,22 @@ def load_start_pose(yaml_path: Union[str, pathlib.Path]) -> Optional[Tuple[float
         raise MapFileError(f'{path}: start_pose must be [x, y, yaw], got {start!r}')
     x, y, yaw = (float(v) for v in start)
     return x, y, yaw
+
+
+def load_start_poses(yaml_path: Union[str, pathlib.Path]) -> List[Tuple[float, float, float]]:
+    """
+    Return the world's ``start_poses`` for a fleet (a key of ours), or ``[start_pose]``, or [].
+
+    :raises MapFileError: if the YAML cannot be read or a start pose is malformed.
+    """
+    path = pathlib.Path(yaml_path)
+    poses = _read_yaml(path).get('start_poses')
+    if poses is None:
+        single = load_start_pose(path)
+        return [] if single is None else [single]
+    if not isinstance(poses, list) or not all(_is_pose(pose) for pose in poses):
+        raise MapFileError(f'{path}: start_poses must be a list of [x, y, yaw], got {poses!r}')
+    return [(float(x), float(y), float(yaw)) for x, y, yaw in poses]
 
 
 def load_map(yaml_path: Union[str, pathlib.Path]) -> OccupancyGrid:

@@ -14,11 +14,17 @@ topic. A world may name its start pose (``start_pose`` in its YAML): it is the d
 ``start_x``, ``start_y`` and ``start_yaw``. With ``arm_joint_names`` it also simulates a URDF arm
 (:mod:`robot_sm.sim.arm`) that follows ``joint_command``, and broadcasts the arm's TF
 (:mod:`robot_sm.nodes.arm_tf`).
+
+With ``robots`` (a list of names) it simulates a fleet instead: one robot per name, under
+that namespace, starting at the world's ``start_poses``, all stepped as one batch
+(:mod:`robot_sm.nodes.simulated_fleet`).
 """
 
 import dataclasses
+import pathlib
+import re
 import sys
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Twist
@@ -28,10 +34,11 @@ import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm import qos
-from robot_sm.grid import load_map, load_start_pose, MapFileError, OccupancyGrid
+from robot_sm.grid import load_map, load_start_pose, load_start_poses, MapFileError, OccupancyGrid
 from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
+from robot_sm.nodes.simulated_fleet import SimulatedFleet
 from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
 from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
 from robot_sm.planar import Pose2D, quaternion_from_yaw
@@ -41,6 +48,7 @@ from robot_sm.sim import (
     BASE_PARAMETERS,
     BaseSettings,
     DiffDriveBase,
+    FleetBases,
     RangeSensor,
     SENSOR_PARAMETERS,
     SensorSettings,
@@ -48,6 +56,17 @@ from robot_sm.sim import (
 )
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
+
+
+def _fleet_names_problem(names: List[str]) -> Optional[str]:
+    """Return why ``names`` cannot name a fleet's robots, or None."""
+    for name in names:
+        if not re.fullmatch(r'[A-Za-z][A-Za-z0-9_]*', name):
+            return f'{name!r} is not a namespace name (a letter, then letters, digits or _)'
+    if len(set(names)) != len(names):
+        return 'names a robot twice'
+    return None
+
 
 PARAMETERS = [
     Param('world', 'office', 'World map: a shipped world name (office, maze) or a map YAML path'),
@@ -80,6 +99,9 @@ PARAMETERS = [
           'simulation'),
     Param('time_scale', 1.0, 'Simulated seconds per wall second when publish_clock is true',
           minimum=0.01, maximum=50.0),
+    Param('robots', [], "A fleet: one robot per name, each under that namespace at the world's "
+          'start_poses, all stepped as one batch (empty: one robot in the namespace of the node)',
+          kind='str_list', check=_fleet_names_problem),
 ]
 #: The start pose parameters: their defaults come from the world.
 START = ('start_x', 'start_y', 'start_yaw')
@@ -121,6 +143,10 @@ class RobotSim(Node):
             world_start = load_start_pose(path)
         except MapFileError as error:
             raise ConfigurationError(f"parameter 'world': {error}") from error
+        self.fleet: Optional[SimulatedFleet] = None
+        if config['robots']:
+            self._start_fleet(config, path)
+            return
         specs = [p for p in PARAMETERS if p.name in START]
         if world_start is not None:
             specs = [dataclasses.replace(p, default=v) for p, v in zip(specs, world_start)]
@@ -179,6 +205,54 @@ class RobotSim(Node):
             f"simulating world '{config['world']}' ({self.world.width}x{self.world.height} cells"
             f' at {self.world.resolution} m), start ({start.x:.2f}, {start.y:.2f})'
             f"{', revealing the map' if self.reveal else ''}")
+
+    def _start_fleet(self, config: Dict[str, Any], world_path: pathlib.Path) -> None:
+        """Simulate one robot per name of ``robots`` at the world's start poses."""
+        names: List[str] = config['robots']
+        try:
+            starts = load_start_poses(world_path)
+        except MapFileError as error:
+            raise ConfigurationError(f"parameter 'world': {error}") from error
+        if len(starts) < len(names):
+            raise ConfigurationError(
+                f"parameter 'robots': {len(names)} robots, but world {config['world']!r} has "
+                f'start poses for {len(starts)} (start_poses in its YAML)')
+        try:
+            bases = FleetBases(self.world, [Pose2D(*pose) for pose in starts[:len(names)]],
+                               config_from(BaseSettings, config))
+        except ValueError as error:
+            raise ConfigurationError(f"parameter 'world': start_poses: {error}") from error
+        if config['arm_joint_names']:
+            self.get_logger().info('a fleet has no arms: arm_joint_names is not used')
+        self.config = config
+        self.publish_clock = bool(config['publish_clock'])
+        self.clock_publisher = (self.create_publisher(Clock, '/clock', QoSProfile(depth=10))
+                                if self.publish_clock else None)
+        self.period = 1.0 / config['update_frequency']
+        self.sim_step = self.period * (config['time_scale'] if self.publish_clock else 1.0)
+        self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        self.fleet = SimulatedFleet(self, names, bases, self.world,
+                                    RangeSensor(config_from(SensorSettings, config)), config,
+                                    TfBroadcaster(self), self._now_stamp)
+        self.create_timer(self.period, self._step_fleet)
+        self.create_timer(1.0 / config['sensor_frequency'], self._sense_fleet)
+        self._sense_fleet()
+        self.get_logger().info(
+            f"simulating {len(names)} robots ({', '.join(names)}) in world '{config['world']}'"
+            f"{', each revealing its map' if config['reveal_map'] else ''}")
+
+    def _step_fleet(self) -> None:
+        assert self.fleet is not None
+        if self.clock_publisher is not None:
+            self.sim_time += self.sim_step
+            self.clock_publisher.publish(Clock(clock=_stamp(self.sim_time)))
+        else:
+            self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        self.fleet.step(self.sim_time, self.sim_step)
+
+    def _sense_fleet(self) -> None:
+        assert self.fleet is not None
+        self.fleet.sense(grid_to_msg)
 
     def _on_wheels(self, msg: JointState) -> None:
         speeds = dict(zip(msg.name, msg.velocity))

@@ -34,6 +34,15 @@ class BaseSettings(Settings):
     command_timeout: float = _default('command_timeout')
 
 
+def footprint_offsets(radius: float, resolution: float) -> np.ndarray:
+    """Return the cell offsets (drow, dcol) a disc of ``radius`` covers around its centre cell."""
+    cells = int(math.ceil(radius / resolution))
+    span = np.arange(-cells, cells + 1)
+    rows, cols = np.meshgrid(span, span, indexing='ij')
+    inside = np.hypot(rows, cols) * resolution <= radius
+    return np.stack([rows[inside], cols[inside]], axis=1)
+
+
 class DiffDriveBase:
     """
     Integrate wheel (or body) velocity commands into a pose on an occupancy grid.
@@ -62,18 +71,10 @@ class DiffDriveBase:
         self.distance = 0.0
         self._command: Tuple[float, float] = (0.0, 0.0)
         self._command_time: Optional[float] = None
-        self._footprint = self._footprint_offsets()
+        self._footprint = footprint_offsets(self.radius, world.resolution)
         self._obstacles = world.obstacles()
         if self.in_collision(pose):
             raise ValueError(f'start pose ({pose.x:.2f}, {pose.y:.2f}) is inside an obstacle')
-
-    def _footprint_offsets(self) -> np.ndarray:
-        """Cell offsets (drow, dcol) covered by the disc, relative to its centre cell."""
-        cells = int(math.ceil(self.radius / self.world.resolution))
-        span = np.arange(-cells, cells + 1)
-        rows, cols = np.meshgrid(span, span, indexing='ij')
-        inside = np.hypot(rows, cols) * self.world.resolution <= self.radius
-        return np.stack([rows[inside], cols[inside]], axis=1)
 
     def in_collision(self, pose: Pose2D) -> bool:
         """Return True if the disc at ``pose`` overlaps an obstacle or leaves the map."""
