@@ -389,8 +389,9 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
         _stop_fleet_robots(children)
         if suite is not None:
             suite.shutdown()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if not fleet_robot:  # a robot of a fleet hears Ctrl-C twice (terminal, fleet): once counts
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def _start_fleet_robots(names: Sequence[str], namespace: str,
@@ -409,14 +410,16 @@ def _start_fleet_robots(names: Sequence[str], namespace: str,
 
 
 def _stop_fleet_robots(children: Mapping[str, Any]) -> None:
-    """Stop the robots' processes with SIGINT, then SIGKILL those still running."""
+    """Stop the robots' processes with SIGINT; kill, and say so, those that do not stop."""
     import subprocess
     for child in children.values():
         if child.poll() is None:
             child.send_signal(signal.SIGINT)
-    for child in children.values():
+    for name, child in children.items():
         try:
             child.wait(timeout=FLEET_STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
+            print(f'robot-sm up: {name} did not stop within {FLEET_STOP_TIMEOUT:g} s: killed',
+                  file=sys.stderr)
             child.kill()
             child.wait()
