@@ -24,13 +24,12 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-import rclpy
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.bringup import SUITE
 from robot_sm.planar import yaw_from_quaternion
+from robot_sm.spinning_node import SpinningNode
 from robot_sm.suite_connection import (
     MODE_NAMES,
     OPERATION_MODE,
@@ -161,33 +160,16 @@ class FleetClient:
         """Follow the robots under ``within`` in ``context`` (else one of its own)."""
         self.within = '/' + within.strip('/')
         self.timeout = timeout
-        self._own_context = context is None
-        self.context = Context() if context is None else context
-        if self._own_context:
-            rclpy.init(context=self.context)
-        self.node = Node('robot_sm_fleet', namespace='/', context=self.context,
-                         start_parameter_services=False)
-        self._executor = SingleThreadedExecutor(context=self.context)
-        self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        self._spinning = SpinningNode('robot_sm_fleet', '/', context)
+        self.context = self._spinning.context
+        self.node = self._spinning.node
         self._changed = threading.Condition()
         self._robots: Dict[str, _Robot] = {}
         self._lock = threading.Lock()
 
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except Exception:  # noqa: B902 - shutdown races end the spin
-            pass
-
     def close(self) -> None:
         """Stop following the fleet."""
-        self._executor.shutdown(timeout_sec=1.0)
-        self._thread.join(timeout=2.0)
-        self.node.destroy_node()
-        if self._own_context:
-            rclpy.try_shutdown(context=self.context)
+        self._spinning.close()
 
     def __enter__(self) -> 'FleetClient':
         return self

@@ -14,11 +14,9 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, TypeVar, Union
 
-import rclpy
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.spinning_node import SpinningNode
 from robot_sm.tasks import Activity, ActivityTracker, Task, WaitTimeout
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import String
@@ -65,16 +63,9 @@ class SuiteConnection:
                  context: Optional[Context] = None) -> None:
         """Connect in ``context`` (else one of its own); every wait defaults to ``timeout``."""
         self.timeout = timeout
-        self._own_context = context is None
-        self.context = Context() if context is None else context
-        if self._own_context:
-            rclpy.init(context=self.context)
-        self.node = Node('robot_sm_client', namespace=namespace or '/', context=self.context,
-                         start_parameter_services=False)
-        self._executor = SingleThreadedExecutor(context=self.context)
-        self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        self._spinning = SpinningNode('robot_sm_client', namespace, context)
+        self.context = self._spinning.context
+        self.node = self._spinning.node
         self._clients: Dict[str, Any] = {}
         self._latched: Dict[str, Any] = {}
         #: Guards the latched messages and the tasks; notified on every message.
@@ -82,22 +73,12 @@ class SuiteConnection:
         self._tasks: List[Task[Result]] = []
         self._closed = threading.Event()
 
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except Exception:  # noqa: B902 - shutdown races end the spin
-            pass
-
     def close(self) -> None:
         """Disconnect from the suite; calls still waiting raise SuiteUnavailable at once."""
         self._closed.set()
         with self._changed:
             self._changed.notify_all()
-        self._executor.shutdown(timeout_sec=1.0)
-        self._thread.join(timeout=2.0)
-        self.node.destroy_node()
-        if self._own_context:
-            rclpy.try_shutdown(context=self.context)
+        self._spinning.close()
 
     def __enter__(self: ConnectionT) -> ConnectionT:
         return self

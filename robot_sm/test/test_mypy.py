@@ -22,7 +22,7 @@ CORES = ['exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'tel
 PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage', 'tasks',
                 'wheel_commander', 'operator_station/presence_monitor']
 #: Typed modules that use rclpy: the Python API for operators and the running suite.
-CLIENT_MODULES = ['api', 'fleet', 'running_suite', 'suite_connection']
+CLIENT_MODULES = ['api', 'fleet', 'running_suite', 'spinning_node', 'suite_connection']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 
