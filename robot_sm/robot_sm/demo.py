@@ -31,6 +31,7 @@ from robot_sm.api import Result, SuiteUnavailable
 from robot_sm.bringup import NodeSpec, SIMULATION, SUITE
 from robot_sm.demo_arm import (ArmPhaseFailure, ArmRun, draw_arm, recorded_counts, run_arm,
                                tracking_figures)
+from robot_sm.demo_drawing import draw_grid, save_map_figure
 from robot_sm.demo_fleet import draw_fleet, FleetDemoFailure, run_fleet
 from robot_sm.grid import OccupancyGrid
 from robot_sm.resources import share_directory
@@ -266,14 +267,8 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
     if len(phases) == 1:
         axes = [axes]
     for axis, phase in zip(axes, phases):
-        grid = phase.grid
-        if grid is not None:
-            shade = {-1: 0.55, 0: 1.0}
-            image = [[shade.get(int(v), 0.0 if v >= 65 else 1.0) for v in row]
-                     for row in grid.data]
-            extent = (grid.origin_x, grid.origin_x + grid.width * grid.resolution,
-                      grid.origin_y, grid.origin_y + grid.height * grid.resolution)
-            axis.imshow(image, cmap='gray', origin='lower', extent=extent, vmin=0.0, vmax=1.0)
+        if phase.grid is not None:
+            draw_grid(axis, phase.grid)
         if phase.path:
             xs, ys = zip(*phase.path)
             axis.plot(xs, ys, '-', color='tab:orange', linewidth=1.5, label='path driven')
@@ -291,14 +286,7 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
         if 'explored_fraction' in phase.notes:
             title += f'\nexplored {phase.notes["explored_fraction"]:.0%} of the free space'
         axis.set_title(title)
-        axis.set_xlabel('x (m)')
-        axis.set_ylabel('y (m)')
-        axis.set_aspect('equal')
-        axis.legend(loc='upper right', fontsize=8)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
+    save_map_figure(figure, axes, path)
 
 
 def run_fleet_demo(files: List[pathlib.Path], plan: pathlib.Path, count: int,

@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from nav_msgs.msg import Odometry
 from robot_sm.bringup import fleet_names, ROBOT_NODES, SUITE
+from robot_sm.demo_drawing import draw_grid, save_map_figure
 from robot_sm.fleet import FleetClient
 from robot_sm.grid import OccupancyGrid
 from robot_sm.running_fleet import RunningFleet, SIMULATOR
@@ -207,12 +208,8 @@ def draw_fleet(run: FleetRun, path: pathlib.Path) -> None:
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     figure, axis = plt.subplots(figsize=(9, 7))
-    grid = run.grid
-    if grid is not None:
-        image = (grid.data < 65).astype(float) * 0.45 + 0.55 * (grid.data == 0)
-        extent = (grid.origin_x, grid.origin_x + grid.width * grid.resolution,
-                  grid.origin_y, grid.origin_y + grid.height * grid.resolution)
-        axis.imshow(image, cmap='gray', origin='lower', extent=extent, vmin=0.0, vmax=1.0)
+    if run.grid is not None:
+        draw_grid(axis, run.grid)
     for index, robot in enumerate(run.robots):
         colour = COLOURS[index % len(COLOURS)]
         if robot.path:
@@ -232,11 +229,4 @@ def draw_fleet(run: FleetRun, path: pathlib.Path) -> None:
     axis.set_title(f'office: {len(run.robots)} robots, fleet stop at '
                    f'{run.stop_requested - run.started:.1f} s (all wheels zero in '
                    f'{slowest * 1000:.0f} ms), released at {run.released - run.started:.1f} s')
-    axis.set_xlabel('x (m)')
-    axis.set_ylabel('y (m)')
-    axis.set_aspect('equal')
-    axis.legend(loc='upper right', fontsize=8)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
+    save_map_figure(figure, [axis], path)
