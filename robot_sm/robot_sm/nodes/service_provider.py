@@ -84,14 +84,6 @@ EXPLORATION_GOALS = QoSProfile(
     durability=DurabilityPolicy.VOLATILE)
 
 
-def _routine_names(names: List[str]) -> Optional[str]:
-    if not all(names):
-        return 'must not hold empty names'
-    if len(set(names)) != len(names):
-        return 'must not name a routine twice'
-    return None
-
-
 def parameters(namespace: str = '/') -> List[Param]:
     """Return the node's parameter specifications; the waypoints file's default follows them."""
     return [
