@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Callable, FrozenSet, Generic, Optional, Protocol, Sequence, Set, TypeVar, Union
 
-from robot_sm.waypoints.selection import next_waypoint_index
+from robot_sm.waypoints.selection import next_waypoint_index, WaypointStatus
 
 #: Seconds the result waits for the outcome after the state that ended the activity.
 OUTCOME_GRACE = 0.25
@@ -74,22 +74,12 @@ class TaskStatus(enum.Enum):
     REJECTED = 'rejected'
 
 
-class WaypointLike(Protocol):
+class WaypointLike(WaypointStatus, Protocol):
     """What the tracker reads of a waypoint (a ``robot_sm_msgs/Waypoint`` has it)."""
 
     @property
     def id(self) -> int:  # noqa: A003 - the message's field name
         """Return the waypoint's stable id."""
-        ...  # pragma: no cover
-
-    @property
-    def visited(self) -> bool:
-        """Return True once it was reached in the current round."""
-        ...  # pragma: no cover
-
-    @property
-    def unreachable(self) -> bool:
-        """Return True once navigation to it failed in the current round."""
         ...  # pragma: no cover
 
 
