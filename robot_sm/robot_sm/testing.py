@@ -31,6 +31,11 @@ MsgT = TypeVar('MsgT')
 NodeT = TypeVar('NodeT', bound=Node)
 
 DEFAULT_TIMEOUT = 5.0
+#: Seconds an upper time bound in a node test allows beyond the promised figure, for DDS delivery
+#: and thread scheduling when every node of a test shares one process on a loaded 2-core machine.
+#: The promised figures hold to the millisecond in the cores' tests (time is an argument there);
+#: what real nodes achieve is measured in ``bench/``.
+SCHEDULING_SLACK = 0.5
 #: Topics ROS names absolutely. Nodes of a harness, and node processes started with
 #: :func:`ros_args`, use them inside the test's namespace, so that tests sharing a DDS domain
 #: never see each other's clock, TF or diagnostics.

@@ -19,7 +19,8 @@ from robot_sm import qos
 from robot_sm.bringup import load_parameter_file, NodeSpec, parameters_for, SuiteProcess
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.parameters import ConfigurationError
-from robot_sm.testing import python_module_argv, Recorder, RosHarness, wait_until
+from robot_sm.testing import (python_module_argv, Recorder, RosHarness, SCHEDULING_SLACK,
+                              wait_until)
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
 from std_msgs.msg import Bool, String
@@ -93,7 +94,7 @@ def test_the_highest_fresh_input_drives_a_lock_zeroes_it_at_once_and_the_choice_
     mux.wait_cmd(linear_x(0.05), after=resumed)
     last_dock = docking.switch(None)  # docking stops: navigation drives after docking's 0.3 s
     back = mux.wait_cmd(linear_x(0.3), after=last_dock)
-    assert 0.3 - TICK <= back - last_dock <= 0.3 + 2 * TICK, back - last_dock
+    assert 0.3 - TICK <= back - last_dock <= 0.3 + 2 * TICK + SCHEDULING_SLACK, back - last_dock
     inputs.wait_for(lambda m: m.data == 'navigation', after=last_dock)
 
     took_over = time.monotonic()
@@ -113,7 +114,7 @@ def test_a_lock_whose_heartbeat_falls_silent_zeroes_the_output(ros: RosHarness) 
     mux.wait_cmd(linear_x(0.3), after=time.monotonic())
     last_beat = safety.switch(None)
     stopped = mux.wait_cmd(is_zero, after=last_beat)
-    assert stopped - last_beat <= 0.3 + 2 * TICK, stopped - last_beat
+    assert stopped - last_beat <= 0.3 + 2 * TICK + SCHEDULING_SLACK, stopped - last_beat
     time.sleep(0.3)
     assert all(is_zero(m) for m in mux.cmd_since(stopped))
     beating = time.monotonic()

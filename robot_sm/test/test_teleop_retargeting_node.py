@@ -13,7 +13,8 @@ from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
 from robot_sm.parameters import ConfigurationError
-from robot_sm.testing import python_module_argv, Recorder, RosHarness, wait_until
+from robot_sm.testing import (python_module_argv, Recorder, RosHarness, SCHEDULING_SLACK,
+                              wait_until)
 from robot_sm_msgs.msg import ExecutionState, OperationMode
 from sensor_msgs.msg import JointState, Joy
 from std_msgs.msg import Bool
@@ -170,7 +171,7 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
     # zeroed once, no more joint commands.
     last_message = teleop.xr.stop()
     stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=last_message)
-    assert stopped_at - last_message < 0.1 + TICK + 0.08
+    assert stopped_at - last_message < 0.1 + TICK + SCHEDULING_SLACK
     time.sleep(0.3)
     resets = [m.data for m in teleop.reset.since(last_message)]
     assert resets.count(True) == 1
@@ -225,7 +226,7 @@ def test_the_robots_emergency_stop_stops_teleop_and_its_release_does_not_resume(
     engaged_at = time.monotonic()
     mode.publish(OperationMode(mode=OperationMode.STOPPED, emergency_stop=True))
     stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=engaged_at)
-    assert stopped_at - engaged_at < 2 * TICK + 0.08
+    assert stopped_at - engaged_at < 2 * TICK + SCHEDULING_SLACK
     teleop.wait_ticks(10)
     assert [m.data for m in teleop.reset.since(engaged_at)].count(True) == 1
     assert teleop.joints.since(stopped_at + 0.05) == []
