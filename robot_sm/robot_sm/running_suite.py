@@ -49,6 +49,7 @@ class RunningSuite:
         :raises ConfigurationError: if a node refuses its parameters (nothing is left running).
         """
         self._own_context = context is None
+        self._closed = False
         self.context = Context() if context is None else context
         if self._own_context:
             rclpy.init(context=self.context)
@@ -113,6 +114,9 @@ class RunningSuite:
         self._stop(self.process)
 
     def _stop(self, process: Optional[SuiteProcess]) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self.client.close()
         if process is not None:
             process.shutdown()
