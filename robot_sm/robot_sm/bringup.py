@@ -65,6 +65,16 @@ class ParameterFileError(ValueError):
 ParameterFile = Dict[str, Dict[str, Any]]
 
 
+class _ParameterFileLoader(yaml.SafeLoader):
+    """YAML as rcl reads parameter files: a tagged sequence is a list, whatever its tag."""
+
+
+#: launch_ros writes a list given in a dictionary of parameters as ``!!python/tuple``.
+_ParameterFileLoader.add_constructor(
+    'tag:yaml.org,2002:python/tuple',
+    lambda loader, node: loader.construct_sequence(node))  # type: ignore[arg-type]
+
+
 def load_parameter_file(path: pathlib.Path) -> ParameterFile:
     """
     Read a ROS 2 parameter file: ``{node_name: {ros__parameters: {...}}}``.
@@ -76,7 +86,7 @@ def load_parameter_file(path: pathlib.Path) -> ParameterFile:
         ROS parameter file.
     """
     try:
-        content = yaml.safe_load(pathlib.Path(path).read_text()) or {}
+        content = yaml.load(pathlib.Path(path).read_text(), _ParameterFileLoader) or {}
     except OSError as error:
         raise ParameterFileError(f'{path}: {error.strerror or error}') from error
     except yaml.YAMLError as error:

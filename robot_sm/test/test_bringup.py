@@ -185,6 +185,19 @@ def test_node_names_of_parameter_files_match_as_in_ros(pattern: str, name: str,
     assert matches(pattern, name) is applies
 
 
+def test_a_list_written_by_launch_ros_reads_as_a_list(tmp_path: pathlib.Path) -> None:
+    # launch_ros writes a dictionary of parameters with yaml.dump: a list becomes a python/tuple.
+    written = tmp_path / 'launch_params_x'
+    written.write_text('/fleet/robot_sim:\n  ros__parameters:\n    robots: !!python/tuple\n'
+                       '    - robot1\n    - robot2\n    world: office\n')
+    assert parameters_for('robot_sim', [load_parameter_file(written)], namespace='/fleet') == {
+        'robots': ['robot1', 'robot2'], 'world': 'office'}
+    unsafe = tmp_path / 'unsafe.yaml'
+    unsafe.write_text("/**:\n  ros__parameters:\n    x: !!python/object/apply:os.system ['true']\n")
+    with pytest.raises(ParameterFileError, match='unsafe.yaml: line 3'):
+        load_parameter_file(unsafe)
+
+
 def test_later_entries_win_and_names_are_flattened(tmp_path: pathlib.Path) -> None:
     first, second = tmp_path / 'first.yaml', tmp_path / 'second.yaml'
     first.write_text('/**/mux:\n  ros__parameters:\n    rate: 1.0\n    limits: {linear: 0.5}\n'
