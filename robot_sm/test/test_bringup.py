@@ -193,7 +193,8 @@ def test_a_list_written_by_launch_ros_reads_as_a_list(tmp_path: pathlib.Path) ->
     assert parameters_for('robot_sim', [load_parameter_file(written)], namespace='/fleet') == {
         'robots': ['robot1', 'robot2'], 'world': 'office'}
     unsafe = tmp_path / 'unsafe.yaml'
-    unsafe.write_text("/**:\n  ros__parameters:\n    x: !!python/object/apply:os.system ['true']\n")
+    unsafe.write_text('/**:\n  ros__parameters:\n'
+                      "    x: !!python/object/apply:os.system ['true']\n")
     with pytest.raises(ParameterFileError, match='unsafe.yaml: line 3'):
         load_parameter_file(unsafe)
 

@@ -228,7 +228,9 @@ def test_a_parameter_file_in_twist_mux_layout_configures_a_node_process(
         '--params-file', str(path)))
     docking = Stream(ros, Twist, 'dock_vel', twist(0.05))
     ros.wait_for_subscribers(docking.publisher, timeout=60.0)
-    assert ros.probe.count_subscribers(f'{ros.namespace}/pause_navigation') == 1
+    # The lock's subscription is discovered on its own, maybe after the input's.
+    assert wait_until(
+        lambda: ros.probe.count_subscribers(f'{ros.namespace}/pause_navigation') == 1, WAIT)
     assert ros.probe.count_subscribers(f'{ros.namespace}/autonomy/cmd_vel') == 0
     request = SetOperationMode.Request()
     request.operation_mode.mode = AUTONOMOUS
