@@ -52,6 +52,8 @@ def test_every_sample_is_published_once_and_untracked_poses_are_not(
     replay = ros.start_node(XrReplay, {'session_file': str(tmp_path / 'short.npz')})
     right_joys.wait_for(lambda m: abs(m.axes[2] - 0.9) < 1e-6, timeout=10.0)
     assert wait_until(replay.finished.done, timeout=5.0)   # done after the last sample went out
+    poses.wait_for(lambda m: abs(m.pose.position.x - 0.9) < 1e-6)  # each topic's last sample
+    assert wait_until(lambda: len(left_joys.messages) >= 10, timeout=5.0)
     assert [round(m.axes[2], 3) for m in right_joys.messages] == [k / 10.0 for k in range(10)]
     assert [list(m.buttons) for m in left_joys.messages] == [[k % 2, 0, 0] for k in range(10)]
     tracked = [0.0, 0.1, 0.2, 0.6, 0.7, 0.8, 0.9]
@@ -132,6 +134,7 @@ def test_with_use_sim_time_the_session_follows_the_simulation_clock(
     started = time.monotonic()
     assert wait_until(replay.finished.done, timeout=10.0)
     assert time.monotonic() - started < 1.5   # 2 s of session, at 8x
+    joys.wait_for(lambda m: round(m.axes[2], 2) == (count - 1) / 100.0)  # the last one sent
     stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in joys.messages]
     assert [round(m.axes[2], 2) for m in joys.messages] == [k / 100.0 for k in range(count)]
     assert stamps[0] >= 100.0 and 1.9 <= stamps[-1] - stamps[0] <= 2.3   # simulated seconds
