@@ -75,7 +75,9 @@ def test_the_shipped_session_moves_the_simulated_arm_through_teleop(
     targets = ros.record(PoseStamped, 'teleop/ee_target', qos.COMMAND_IN)
     joint_states = ros.record(JointState, 'joint_states')
     ros.start_node(RobotSim, {'arm_joint_names': arm})
-    ros.start_node(TeleopRetargeting)
+    # Controllers count as absent after 0.5 s, not the 0.1 s default: a busy test process may
+    # take the 90 Hz replay late, and an absent controller turns the next press into a hold.
+    ros.start_node(TeleopRetargeting, {'input_timeout': 0.5})
     replay = ros.start_node(XrReplay, {'session_file': str(tmp_path / 'start.npz')})
     states.wait_for(lambda m: m.state == ExecutionState.RUNNING, timeout=15.0)
     # Each change of (state, reset) is published: the reset flag may repeat a state.
