@@ -26,7 +26,7 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from robot_sm.bringup import (discovery_server_problem, fleet_names, join_namespace,
-                              rviz_refusal, SIMULATION, SUITE)
+                              ROBOT_NODES, rviz_refusal, SIMULATION, SIMULATOR, SUITE)
 
 
 def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
@@ -53,10 +53,8 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
     sim = {'world': world, 'reveal_map': reveal}
     if robots > 0:
         names = fleet_names(robots)
-        groups = [(SUITE + tuple(s for s in SIMULATION if s.executable != 'robot_sim'),
-                   join_namespace(namespace, name)) for name in names]
-        groups.append((tuple(s for s in SIMULATION if s.executable == 'robot_sim'),
-                       namespace))
+        groups = [(SUITE + ROBOT_NODES, join_namespace(namespace, name)) for name in names]
+        groups.append((SIMULATOR, namespace))
         sim['robots'] = names
         rviz_namespace = join_namespace(namespace, names[0])
     else:

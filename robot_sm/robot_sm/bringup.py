@@ -45,11 +45,15 @@ SUITE: Tuple[NodeSpec, ...] = (
     NodeSpec('service_provider', 'robot_sm.nodes.service_provider:ServiceProvider'),
     NodeSpec('state_interface', 'robot_sm.nodes.state_interface:StateInterface'),
 )
-#: The simulated robot: wheels from cmd_vel, and the simulation itself.
-SIMULATION: Tuple[NodeSpec, ...] = (
+#: The simulated robot's nodes besides robot_sim (wheels from cmd_vel): one set per robot of a
+#: simulated fleet.
+ROBOT_NODES: Tuple[NodeSpec, ...] = (
     NodeSpec('base_controller', 'robot_sm.nodes.base_controller:BaseControllerNode'),
-    NodeSpec('robot_sim', 'robot_sm.nodes.robot_sim:RobotSim'),
 )
+#: The simulation itself: one for a robot, or for a whole simulated fleet.
+SIMULATOR: Tuple[NodeSpec, ...] = (NodeSpec('robot_sim', 'robot_sm.nodes.robot_sim:RobotSim'),)
+#: The simulated robot: wheels from cmd_vel, and the simulation itself.
+SIMULATION: Tuple[NodeSpec, ...] = ROBOT_NODES + SIMULATOR
 #: Arm teleoperation from XR controllers.
 TELEOP: Tuple[NodeSpec, ...] = (
     NodeSpec('teleop_retargeting', 'robot_sm.nodes.teleop_retargeting:TeleopRetargeting'),
@@ -304,8 +308,6 @@ def discovery_server_problem(address: str) -> Optional[str]:
     return None
 
 
-#: The simulated robot's nodes besides robot_sim: one set per robot of a simulated fleet.
-ROBOT_NODES: Tuple[NodeSpec, ...] = tuple(s for s in SIMULATION if s.executable != 'robot_sim')
 #: Seconds the robots of a simulated fleet get to stop after a signal before they are killed.
 FLEET_STOP_TIMEOUT = 10.0
 
@@ -361,7 +363,7 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
     elif robots is None:
         specs = list(SUITE) + (list(SIMULATION) if sim else []) + (list(TELEOP) if teleop else [])
     else:
-        specs = [spec for spec in SIMULATION if spec.executable == 'robot_sim']
+        specs = list(SIMULATOR)
         overrides['robot_sim'] = {**overrides.get('robot_sim', {}),
                                   'robots': fleet_names(robots)}
     stop = threading.Event()

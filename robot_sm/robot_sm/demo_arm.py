@@ -26,7 +26,7 @@ from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
-from robot_sm.bringup import SIMULATION, SuiteProcess, TELEOP
+from robot_sm.bringup import SIMULATOR, SuiteProcess, TELEOP
 from robot_sm.resources import share_directory
 from robot_sm.sim import ArmModel
 from robot_sm.xr.session import XrSession
@@ -195,7 +195,7 @@ def run_arm(files: List[pathlib.Path], echo: Callable[[str], None], output: path
     """
     import rclpy.logging
     from rclpy.executors import SingleThreadedExecutor
-    specs = [spec for spec in SIMULATION if spec.executable == 'robot_sim'] + list(TELEOP)
+    specs = list(SIMULATOR) + list(TELEOP)
     for spec in specs:
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
     output.mkdir(parents=True, exist_ok=True)

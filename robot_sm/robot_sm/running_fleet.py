@@ -16,11 +16,8 @@ import pathlib
 from typing import Any, Dict, Mapping, Optional, Sequence
 
 from rclpy.context import Context
-from robot_sm.bringup import fleet_names, join_namespace, ROBOT_NODES, SIMULATION, SuiteProcess
+from robot_sm.bringup import fleet_names, join_namespace, ROBOT_NODES, SIMULATOR, SuiteProcess
 from robot_sm.running_suite import BOOT_TIMEOUT, RunningSuite
-
-#: The one simulation of the fleet.
-SIMULATOR = tuple(spec for spec in SIMULATION if spec.executable == 'robot_sim')
 
 
 class RunningFleet:
