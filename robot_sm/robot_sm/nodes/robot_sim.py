@@ -39,9 +39,9 @@ from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.simulated_fleet import SimulatedFleet
-from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
+from robot_sm.nodes.tf_broadcast import planar_odometry, planar_transform, TfBroadcaster
 from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
-from robot_sm.planar import Pose2D, quaternion_from_yaw
+from robot_sm.planar import Pose2D
 from robot_sm.resources import share_directory, world_file
 from robot_sm.sim import (
     ArmModel,
@@ -174,9 +174,7 @@ class RobotSim(Node):
         self.reveal = config['reveal_map']
         self.known = self.world.blank_copy() if self.reveal else self.world
         self.sensor = RangeSensor(config_from(SensorSettings, config))
-        self.period = 1.0 / config['update_frequency']
-        self.sim_step = self.period * (config['time_scale'] if config['publish_clock'] else 1.0)
-        self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        self._start_clock(config)
         self._map_dirty = True
         self._was_colliding = False
 
@@ -184,8 +182,6 @@ class RobotSim(Node):
         self.ground_truth_publisher = self.create_publisher(Odometry, 'base_pose_ground_truth', 10)
         self.map_publisher = self.create_publisher(OccupancyGridMsg, 'map', qos.STATE)
         self.joint_publisher = self.create_publisher(JointState, 'joint_states', 10)
-        self.clock_publisher = (self.create_publisher(Clock, '/clock', QoSProfile(depth=10))
-                                if config['publish_clock'] else None)
         if config['command_input'] == 'cmd_vel':
             self.create_subscription(Twist, 'cmd_vel', self._on_twist, qos.COMMAND_IN)
         else:
@@ -225,12 +221,7 @@ class RobotSim(Node):
         if config['arm_joint_names']:
             self.get_logger().info('a fleet has no arms: arm_joint_names is not used')
         self.config = config
-        self.publish_clock = bool(config['publish_clock'])
-        self.clock_publisher = (self.create_publisher(Clock, '/clock', QoSProfile(depth=10))
-                                if self.publish_clock else None)
-        self.period = 1.0 / config['update_frequency']
-        self.sim_step = self.period * (config['time_scale'] if self.publish_clock else 1.0)
-        self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        self._start_clock(config)
         self.fleet = SimulatedFleet(self, names, bases, self.world,
                                     RangeSensor(config_from(SensorSettings, config)), config,
                                     TfBroadcaster(self), self._now_stamp)
@@ -241,13 +232,25 @@ class RobotSim(Node):
             f"simulating {len(names)} robots ({', '.join(names)}) in world '{config['world']}'"
             f"{', each revealing its map' if config['reveal_map'] else ''}")
 
-    def _step_fleet(self) -> None:
-        assert self.fleet is not None
+    def _start_clock(self, config: Dict[str, Any]) -> None:
+        """Set the step and the simulated time; with ``publish_clock``, publish /clock."""
+        self.clock_publisher = (self.create_publisher(Clock, '/clock', QoSProfile(depth=10))
+                                if config['publish_clock'] else None)
+        self.period = 1.0 / config['update_frequency']
+        self.sim_step = self.period * (config['time_scale'] if config['publish_clock'] else 1.0)
+        self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+
+    def _advance_clock(self) -> None:
+        """Advance the simulated time by a step and publish it, or read the node's clock."""
         if self.clock_publisher is not None:
             self.sim_time += self.sim_step
             self.clock_publisher.publish(Clock(clock=_stamp(self.sim_time)))
         else:
             self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+
+    def _step_fleet(self) -> None:
+        assert self.fleet is not None
+        self._advance_clock()
         self.fleet.step(self.sim_time, self.sim_step)
 
     def _sense_fleet(self) -> None:
@@ -275,11 +278,7 @@ class RobotSim(Node):
 
     def _step(self) -> None:
         dt = self.sim_step
-        if self.clock_publisher is not None:
-            self.sim_time += dt
-            self.clock_publisher.publish(Clock(clock=_stamp(self.sim_time)))
-        else:
-            self.sim_time = self.get_clock().now().nanoseconds * 1e-9
+        self._advance_clock()
         pose = self.base.step(self.sim_time, dt)
         if self.base.collided and not self._was_colliding:
             self.get_logger().warning(f'bumped into an obstacle at ({pose.x:.2f}, {pose.y:.2f})')
@@ -305,17 +304,8 @@ class RobotSim(Node):
         self.joint_publisher.publish(joints)
 
     def _publish_odometry(self, pose: Pose2D, stamp: Time) -> None:
-        odom = Odometry()
-        odom.header.stamp = stamp
-        odom.header.frame_id = self.config['odom_frame']
-        odom.child_frame_id = self.config['base_frame']
-        odom.pose.pose.position.x = pose.x
-        odom.pose.pose.position.y = pose.y
-        qx, qy, qz, qw = quaternion_from_yaw(pose.yaw)
-        odom.pose.pose.orientation.z = qz
-        odom.pose.pose.orientation.w = qw
-        odom.twist.twist.linear.x = self.base.linear
-        odom.twist.twist.angular.z = self.base.angular
+        odom = planar_odometry(self.config['odom_frame'], self.config['base_frame'], stamp, pose,
+                               self.base.linear, self.base.angular)
         self.odom_publisher.publish(odom)
         # Perfect localisation: the pose in the map frame is the odometry pose.
         odom.header.frame_id = self.config['map_frame']

@@ -20,8 +20,7 @@ import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.grid import OccupancyGrid
-from robot_sm.nodes.tf_broadcast import planar_transform, TfBroadcaster
-from robot_sm.planar import Pose2D, quaternion_from_yaw
+from robot_sm.nodes.tf_broadcast import planar_odometry, planar_transform, TfBroadcaster
 from robot_sm.sim import FleetBases, RangeSensor
 from sensor_msgs.msg import JointState, LaserScan
 
@@ -100,7 +99,8 @@ class SimulatedFleet:
         transforms = []
         for index in range(bases.count):
             pose = bases.pose(index)
-            odom = self._odometry(index, pose, stamp)
+            odom = planar_odometry(self.odom_frames[index], self.base_frames[index], stamp, pose,
+                                   float(bases.linear[index]), float(bases.angular[index]))
             self.odom_publishers[index].publish(odom)
             # Perfect localisation: the pose in the map frame is the odometry pose.
             odom.header.frame_id = self.config['map_frame']
@@ -113,20 +113,6 @@ class SimulatedFleet:
             joints.header.stamp = stamp
             self.joint_publishers[index].publish(joints)
         self.tf.send(*transforms)
-
-    def _odometry(self, index: int, pose: Pose2D, stamp: Time) -> Odometry:
-        odom = Odometry()
-        odom.header.stamp = stamp
-        odom.header.frame_id = self.odom_frames[index]
-        odom.child_frame_id = self.base_frames[index]
-        odom.pose.pose.position.x = pose.x
-        odom.pose.pose.position.y = pose.y
-        _, _, qz, qw = quaternion_from_yaw(pose.yaw)
-        odom.pose.pose.orientation.z = qz
-        odom.pose.pose.orientation.w = qw
-        odom.twist.twist.linear.x = float(self.bases.linear[index])
-        odom.twist.twist.angular.z = float(self.bases.angular[index])
-        return odom
 
     def sense(self, grid_to_msg: Callable[[OccupancyGrid, str, Time], OccupancyGridMsg]) -> None:
         """Cast every robot's sensor: publish its scan, and its map when it changed."""

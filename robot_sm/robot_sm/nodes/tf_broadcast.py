@@ -6,14 +6,17 @@ TF must also run without them (its other outputs unchanged). :class:`TfBroadcast
 difference: ``send`` and ``send_static`` publish on ``/tf`` and ``/tf_static`` through tf2_ros's
 broadcasters, or do nothing. Like tf2_ros, it uses the absolute topics; a robot in a namespace
 that keeps its own TF tree remaps them (``--ros-args -r /tf:=tf -r /tf_static:=tf_static``).
+
+:func:`planar_transform` and :func:`planar_odometry` build the messages of a pose in the plane.
 """
 
 from typing import Any, Dict, Optional
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
+from nav_msgs.msg import Odometry
 from rclpy.node import Node
-from robot_sm.planar import quaternion_from_yaw
+from robot_sm.planar import Pose2D, quaternion_from_yaw
 
 
 def planar_transform(parent: str, child: str, stamp: Time, x: float = 0.0, y: float = 0.0,
@@ -28,6 +31,23 @@ def planar_transform(parent: str, child: str, stamp: Time, x: float = 0.0, y: fl
     rotation = transform.transform.rotation
     rotation.x, rotation.y, rotation.z, rotation.w = quaternion_from_yaw(yaw)
     return transform
+
+
+def planar_odometry(frame: str, child: str, stamp: Time, pose: Pose2D, linear: float,
+                    angular: float) -> Odometry:
+    """Return the odometry of a base at ``pose`` in ``frame`` moving at (linear, angular)."""
+    odom = Odometry()
+    odom.header.stamp = stamp
+    odom.header.frame_id = frame
+    odom.child_frame_id = child
+    odom.pose.pose.position.x = pose.x
+    odom.pose.pose.position.y = pose.y
+    _, _, qz, qw = quaternion_from_yaw(pose.yaw)
+    odom.pose.pose.orientation.z = qz
+    odom.pose.pose.orientation.w = qw
+    odom.twist.twist.linear.x = linear
+    odom.twist.twist.angular.z = angular
+    return odom
 
 
 class TfBroadcaster:
