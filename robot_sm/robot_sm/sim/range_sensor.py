@@ -57,10 +57,8 @@ class RangeSensor:
         """
         step = truth.resolution / 2.0
         distances = np.arange(0.0, self.max_range + step, step)
-        if self.fov >= 2.0 * math.pi:
-            angles = pose.yaw + np.linspace(-math.pi, math.pi, self.rays, endpoint=False)
-        else:
-            angles = pose.yaw + np.linspace(-self.fov / 2.0, self.fov / 2.0, self.rays)
+        first_angle, _, increment = self.angles()
+        angles = pose.yaw + first_angle + increment * np.arange(self.rays)
         xs = pose.x + np.outer(np.cos(angles), distances)
         ys = pose.y + np.outer(np.sin(angles), distances)
         cols = np.floor((xs - truth.origin_x) / truth.resolution).astype(np.int64)
