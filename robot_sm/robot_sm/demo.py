@@ -31,7 +31,7 @@ from robot_sm.api import Result, SuiteUnavailable
 from robot_sm.bringup import NodeSpec, SIMULATION, SUITE
 from robot_sm.demo_arm import (ArmPhaseFailure, ArmRun, draw_arm, recorded_counts, run_arm,
                                tracking_figures)
-from robot_sm.demo_drawing import draw_grid, save_map_figure
+from robot_sm.demo_drawing import draw_grid, path_driven, save_map_figure
 from robot_sm.demo_fleet import draw_fleet, FleetDemoFailure, run_fleet
 from robot_sm.grid import OccupancyGrid
 from robot_sm.resources import share_directory
@@ -72,13 +72,7 @@ class Phase:
 
     def drive(self, odometry: Sequence[Odometry]) -> None:
         """Take the path driven from odometry: a point every 2 cm, and its length."""
-        self.path, self.distance = [], 0.0
-        for msg in odometry:
-            p = msg.pose.pose.position
-            if not self.path or math.dist(self.path[-1], (p.x, p.y)) >= 0.02:
-                if self.path:
-                    self.distance += math.dist(self.path[-1], (p.x, p.y))
-                self.path.append((p.x, p.y))
+        self.path, self.distance = path_driven(odometry)
 
 
 class Narrator:

@@ -1,10 +1,25 @@
-"""What the demo's map pictures share: the occupancy grid under the paths, the axes, the file."""
+"""What the demo's map pictures share: the paths driven, the grid under them, the axes."""
 
+import math
 import pathlib
-from typing import Any, Iterable
+from typing import Any, Iterable, List, Tuple
 
+from nav_msgs.msg import Odometry
 import numpy as np
 from robot_sm.grid import OccupancyGrid
+
+
+def path_driven(odometry: Iterable[Odometry]) -> Tuple[List[Tuple[float, float]], float]:
+    """Return the path driven (a point every 2 cm) and its length, from odometry."""
+    path: List[Tuple[float, float]] = []
+    distance = 0.0
+    for msg in odometry:
+        p = msg.pose.pose.position
+        if not path or math.dist(path[-1], (p.x, p.y)) >= 0.02:
+            if path:
+                distance += math.dist(path[-1], (p.x, p.y))
+            path.append((p.x, p.y))
+    return path, distance
 
 
 def draw_grid(axis: Any, grid: OccupancyGrid) -> None:

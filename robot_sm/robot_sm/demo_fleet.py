@@ -16,11 +16,11 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from nav_msgs.msg import Odometry
-from robot_sm.bringup import fleet_names, ROBOT_NODES, SUITE
-from robot_sm.demo_drawing import draw_grid, save_map_figure
+from robot_sm.bringup import fleet_names, ROBOT_NODES, SIMULATOR, SUITE
+from robot_sm.demo_drawing import draw_grid, path_driven, save_map_figure
 from robot_sm.fleet import FleetClient
 from robot_sm.grid import OccupancyGrid
-from robot_sm.running_fleet import RunningFleet, SIMULATOR
+from robot_sm.running_fleet import RunningFleet
 from robot_sm.tasks import Task, TaskEnded, WaitTimeout
 from robot_sm.testing import Recorder
 import yaml
@@ -65,19 +65,6 @@ class FleetRun:
     stop_confirmed: Dict[str, Optional[float]] = field(default_factory=dict)
     released: float = 0.0
     ended: float = 0.0
-
-
-def _odometry_path(messages: List[Odometry]) -> Tuple[List[Tuple[float, float]], float]:
-    """Return the path driven (a point every 2 cm) and its length."""
-    path: List[Tuple[float, float]] = []
-    distance = 0.0
-    for msg in messages:
-        p = msg.pose.pose.position
-        if not path or math.dist(path[-1], (p.x, p.y)) >= 0.02:
-            if path:
-                distance += math.dist(path[-1], (p.x, p.y))
-            path.append((p.x, p.y))
-    return path, distance
 
 
 def _standing_since(odometry: Recorder[Odometry], after: float) -> Optional[float]:
@@ -195,7 +182,7 @@ def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
                                        f" s: {', '.join(pending)}")
         run.ended = time.monotonic()
         for robot in run.robots:
-            robot.path, robot.distance = _odometry_path(odometry[robot.name].messages)
+            robot.path, robot.distance = path_driven(odometry[robot.name].messages)
         world = fleet.robot_sim.world
         run.grid = OccupancyGrid(world.data.copy(), world.resolution, world.origin_x,
                                  world.origin_y)
