@@ -49,7 +49,7 @@ from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
-from robot_sm.bringup import fleet_names  # noqa: E402
+from robot_sm.bringup import fleet_names, use_discovery_server  # noqa: E402
 from robot_sm.fleet import FleetClient  # noqa: E402
 from robot_sm.testing import NodeProcess, Recorder, RosHarness, wait_until  # noqa: E402
 from robot_sm_msgs.msg import OperationMode  # noqa: E402
@@ -149,20 +149,6 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
-def use_server(address: str, super_client: bool = False) -> None:
-    """
-    Make the participants created from now on (and child processes) use ``address``.
-
-    '' for simple discovery. Only the tools are super clients: robots are plain clients.
-    """
-    for name in ('ROS_DISCOVERY_SERVER', 'ROS_SUPER_CLIENT'):
-        os.environ.pop(name, None)
-    if address:
-        os.environ['ROS_DISCOVERY_SERVER'] = address
-        if super_client:
-            os.environ['ROS_SUPER_CLIENT'] = 'true'
-
-
 class Fleet:
     """``robot-sm up --sim --robots N`` and what the benchmark keeps of each robot."""
 
@@ -178,7 +164,7 @@ class Fleet:
         self.process = NodeProcess(argv)
         # The robots are plain clients of the server; the benchmark's own participants, tools
         # that must see the whole graph, are super clients.
-        use_server(server, super_client=True)
+        use_discovery_server(server, super_client=True)
         self.ros = RosHarness(namespace='/')
         probe = self.ros.probe
         self.odometry: Dict[str, Recorder[Odometry]] = {
@@ -246,7 +232,7 @@ def measure(count: int, mode: str, domain: int, trials: int, views: int) -> Dict
                                       '-p', str(port)])
         if not wait_until(lambda: 'Server is running' in server_process.output, 20.0):
             raise RuntimeError(f'the discovery server did not start:\n{server_process.output}')
-    use_server(server)
+    use_discovery_server(server)
     counter = LoopbackCounter(domain, port)
     fleet = Fleet(count, server)
     result: Dict[str, Any] = {'robots': count, 'discovery': mode}
@@ -317,7 +303,7 @@ def measure(count: int, mode: str, domain: int, trials: int, views: int) -> Dict
         counter.close()
         if server_process is not None:
             server_process.stop()
-        use_server('')
+        use_discovery_server('')
     return result
 
 

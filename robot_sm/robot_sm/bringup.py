@@ -287,16 +287,20 @@ def join_namespace(parent: str, name: str) -> str:
 
 def use_discovery_server(address: str, super_client: bool = False) -> None:
     """
-    Make the DDS participants this process creates from now on clients of a discovery server.
+    Choose how the DDS participants this process (and its children) creates find each other.
 
-    ``address`` is ``HOST:PORT`` (several separated by ``;``), as ``ROS_DISCOVERY_SERVER``
-    takes it; a ``super_client`` (a tool) sees the whole graph, a plain client only what it
-    uses.
+    They become clients of the discovery server at ``address``, or use simple discovery when
+    ``address`` is ''. ``address`` is ``HOST:PORT`` (several separated by ``;``), as
+    ``ROS_DISCOVERY_SERVER`` takes it; a ``super_client`` (a tool) sees the whole graph, a plain
+    client (a robot's node) only what it uses.
     """
     import os
-    os.environ['ROS_DISCOVERY_SERVER'] = address
-    if super_client:
-        os.environ['ROS_SUPER_CLIENT'] = 'true'
+    for name in ('ROS_DISCOVERY_SERVER', 'ROS_SUPER_CLIENT'):
+        os.environ.pop(name, None)
+    if address:
+        os.environ['ROS_DISCOVERY_SERVER'] = address
+        if super_client:
+            os.environ['ROS_SUPER_CLIENT'] = 'true'
 
 
 def discovery_server_problem(address: str) -> Optional[str]:
