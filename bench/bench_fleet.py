@@ -51,7 +51,8 @@ from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
 from robot_sm.bringup import fleet_names, use_discovery_server  # noqa: E402
 from robot_sm.fleet import FleetClient  # noqa: E402
-from robot_sm.testing import NodeProcess, Recorder, RosHarness, wait_until  # noqa: E402
+from robot_sm.testing import (free_udp_port, NodeProcess, Recorder, RosHarness,  # noqa: E402
+                              wait_until)
 from robot_sm_msgs.msg import OperationMode  # noqa: E402
 from robot_sm_msgs.srv import SetOperationMode  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -127,13 +128,6 @@ def loopback_counting_problem() -> Optional[str]:
 
 
 # ---- one fleet ------------------------------------------------------------------------------
-
-
-def free_udp_port() -> int:
-    """Return a UDP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(('127.0.0.1', 0))
-        return int(probe.getsockname()[1])
 
 
 def cpu_seconds(pid: int) -> float:

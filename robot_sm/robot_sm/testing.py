@@ -13,6 +13,7 @@ ignored), in its own process group, stopped by SIGINT with SIGKILL as a fallback
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -326,6 +327,13 @@ def _param_literal(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return '[' + ','.join(_param_literal(v) for v in value) + ']'
     return repr(value)
+
+
+def free_udp_port() -> int:
+    """Return a UDP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(('127.0.0.1', 0))
+        return int(probe.getsockname()[1])
 
 
 def python_module_argv(module: str, *args: str) -> List[str]:

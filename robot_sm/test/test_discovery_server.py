@@ -11,7 +11,6 @@ import json
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,18 +18,11 @@ from typing import List
 
 import pytest
 from robot_sm import qos
-from robot_sm.testing import RosHarness, wait_until
+from robot_sm.testing import free_udp_port, RosHarness, wait_until
 from std_msgs.msg import String
 
 #: Start-up of the suite on a loaded 2-core machine.
 START = 30.0
-
-
-def free_udp_port() -> int:
-    """Return a UDP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(('127.0.0.1', 0))
-        return int(probe.getsockname()[1])
 
 
 def robot_sm(*args: str) -> List[str]:
