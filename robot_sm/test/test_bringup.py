@@ -7,14 +7,13 @@ shipped parameter files reach namespaced nodes.
 
 import os
 import pathlib
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from typing import Dict, List
 
 from nav_msgs.msg import Odometry
+from operator_suite import cli_command
 import pytest
 from rcl_interfaces.srv import GetParameters
 from robot_sm import qos
@@ -33,9 +32,7 @@ STOP = 5.0
 
 def up_argv(*args: str, namespace: str = '') -> List[str]:
     """Return the command line of ``robot-sm --namespace NAMESPACE up args...``."""
-    executable = shutil.which('robot-sm')
-    command = [executable] if executable else [sys.executable, '-m', 'robot_sm.cli']
-    return [*command, '--namespace', namespace, 'up', *args]
+    return [*cli_command(), '--namespace', namespace, 'up', *args]
 
 
 @pytest.fixture

@@ -12,10 +12,9 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 import time
-from typing import List
 
+from operator_suite import cli_command
 import pytest
 from robot_sm import qos
 from robot_sm.testing import free_udp_port, RosHarness, wait_until
@@ -23,12 +22,6 @@ from std_msgs.msg import String
 
 #: Start-up of the suite on a loaded 2-core machine.
 START = 30.0
-
-
-def robot_sm(*args: str) -> List[str]:
-    """Return the command line of ``robot-sm args...``."""
-    executable = shutil.which('robot-sm')
-    return [*([executable] if executable else [sys.executable, '-m', 'robot_sm.cli']), *args]
 
 
 @pytest.mark.skipif(shutil.which('fastdds') is None, reason='fastdds (Fast DDS tools) not found')
@@ -39,14 +32,14 @@ def test_a_suite_and_a_super_client_meet_through_the_discovery_server(
     server = ros.start_process(['fastdds', 'discovery', '-i', '0', '-l', host, '-p', port])
     assert wait_until(lambda: 'Server is running' in server.output, 10.0), server.output
     states = ros.record(String, 'robot_sm/state_info', qos.STATE)      # simple discovery
-    suite = ros.start_process(robot_sm('--namespace', ros.namespace, 'up',
-                                       '--discovery-server', address),
+    suite = ros.start_process([*cli_command(), '--namespace', ros.namespace, 'up',
+                               '--discovery-server', address],
                               env={'ROS_HOME': str(tmp_path)})
     client_env = {**os.environ, 'ROS_DISCOVERY_SERVER': address, 'ROS_SUPER_CLIENT': 'true'}
     deadline = time.monotonic() + START
     shown = {}
     while time.monotonic() < deadline:
-        result = subprocess.run(robot_sm('--namespace', ros.namespace, '--json', 'status'),
+        result = subprocess.run([*cli_command(), '--namespace', ros.namespace, '--json', 'status'],
                                 capture_output=True, text=True, timeout=60.0, env=client_env)
         if result.returncode == 0:
             shown = json.loads(result.stdout)

@@ -8,12 +8,11 @@ The operator station: presence as the operator sees it, ``robot-sm connect``, th
 
 import os
 import pathlib
-import shutil
 import subprocess
-import sys
 import time
 from typing import Any, List
 
+from operator_suite import cli_command
 import pytest
 from rcl_interfaces.srv import GetParameters
 from robot_sm import qos
@@ -33,9 +32,7 @@ HEARTBEAT = {'heartbeat_topic': 'robot_sm/operator_heartbeat', 'heartbeat_timeou
 
 def robot_sm(*args: str, namespace: str = '') -> List[str]:
     """Return the command line of ``robot-sm --namespace NAMESPACE args...``."""
-    executable = shutil.which('robot-sm')
-    command = [executable] if executable else [sys.executable, '-m', 'robot_sm.cli']
-    return [*command, '--namespace', namespace, *args]
+    return [*cli_command(), '--namespace', namespace, *args]
 
 
 # -- what the indicator shows (no ROS) ----------------------------------------------------------

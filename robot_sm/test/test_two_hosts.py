@@ -18,12 +18,12 @@ printed (``pytest -s`` shows them).
 
 import math
 import pathlib
-import shutil
 import subprocess
 import sys
 import time
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
 
+from operator_suite import cli_command
 import pytest
 from robot_sm.bringup import load_parameter_file, parameters_for
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
@@ -61,12 +61,6 @@ OPERATOR_TOPICS = [
 ]
 
 
-def robot_sm_argv() -> List[str]:
-    """Return the command line of ``robot-sm``."""
-    executable = shutil.which('robot-sm')
-    return [executable] if executable else [sys.executable, '-m', 'robot_sm.cli']
-
-
 def wheels_zero(msg: Dict[str, Any]) -> bool:
     """Return whether a wheel command stops both wheels."""
     return not any(msg['velocity'])
@@ -88,7 +82,7 @@ class TwoHosts:
 
     def __init__(self, rig: TwoHostRig, folder: pathlib.Path) -> None:
         self.rig = rig
-        self.robot_sm = robot_sm_argv()
+        self.robot_sm = cli_command()
         self.robot = EchoLog(folder / 'robot.jsonl')
         self.operator = EchoLog(folder / 'operator.jsonl')
         rig.start(ROBOT, [*PROBE, str(self.robot.path), *ROBOT_TOPICS])
