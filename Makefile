@@ -18,7 +18,7 @@ bench: setup
 	@tools/with_ros_env.sh python bench/run_all.py
 
 docs: setup
-	@tools/with_ros_env.sh python -m robot_sm.reference
+	@tools/with_ros_env.sh python -m robot_sm.testing.reference_pages
 
 clean:
 	rm -rf build install log setup.env

@@ -5,7 +5,7 @@ Benchmark the controller library.
    :class:`CommandController` objects doing the same work, for 1, 100, 1,000 and 10,000 robots
    (a 7-DOF arm, delta joint-position commands): one control tick with sticky goals (step only)
    and with new goals for every robot (update + step). The outputs are checked to be equal.
-2. The base controller's wheel path: :class:`robot_sm.wheel_commander.WheelCommander` (one
+2. The base controller's wheel path: :class:`robot_sm.drive.wheel_commander.WheelCommander` (one
    ``command`` and one ``update``, filter on) against the seed's chain of the library,
    ``SequentialController([DifferentialDriveController, LowPassFilterController])`` (per
    ``forward``, and with the setpoint built per message, as the base controller did before it
@@ -22,11 +22,21 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 from report import print_table, save, summary
-from robot_sm.wheel_commander import WheelCommander, WheelSettings
+from robot_sm.drive.wheel_commander import WheelCommander, WheelSettings
 from robot_sm_control import (
-    CommandController, ControllerGroup, ControlLimits, DifferentialDriveController, JOINT_POSITION,
-    JointLaw, JointState, LowPassFilterController, RobotState, RootState, SequentialController,
-    wheel_velocities)
+    CommandController,
+    ControllerGroup,
+    ControlLimits,
+    DifferentialDriveController,
+    JOINT_POSITION,
+    JointLaw,
+    JointState,
+    LowPassFilterController,
+    RobotState,
+    RootState,
+    SequentialController,
+    wheel_velocities,
+)
 
 DOFS = 7
 SIZES = (1, 100, 1_000, 10_000)

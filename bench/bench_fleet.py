@@ -49,10 +49,16 @@ from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
-from robot_sm.bringup import fleet_names, use_discovery_server  # noqa: E402
-from robot_sm.fleet import FleetClient  # noqa: E402
-from robot_sm.testing import (free_udp_port, NodeProcess, Recorder, RosHarness,  # noqa: E402
-                              wait_until)
+from robot_sm.bringup.environment import use_discovery_server  # noqa: E402
+from robot_sm.bringup.suite_nodes import fleet_names  # noqa: E402
+from robot_sm.client.fleet import FleetClient  # noqa: E402
+from robot_sm.testing import (  # noqa: E402
+    free_udp_port,
+    NodeProcess,
+    Recorder,
+    RosHarness,
+    wait_until,
+)
 from robot_sm_msgs.msg import OperationMode  # noqa: E402
 from robot_sm_msgs.srv import SetOperationMode  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -150,7 +156,7 @@ class Fleet:
         self.count = count
         self.names = fleet_names(count)
         executable = shutil.which('robot-sm')
-        command = [executable] if executable else [sys.executable, '-m', 'robot_sm.cli']
+        command = [executable] if executable else [sys.executable, '-m', 'robot_sm.frontends.cli']
         argv = [*command, 'up', '--sim', '--robots', str(count)]
         if server:
             argv += ['--discovery-server', server]

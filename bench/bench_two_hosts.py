@@ -1,7 +1,7 @@
 """
 The operator station on another host: the mux over a network link against the same over loopback.
 
-The two-host rig (``robot_sm.two_host_rig``) puts the robot (``robot_control_mux`` and
+The two-host rig (``robot_sm.testing.two_host_rig``) puts the robot (``robot_control_mux`` and
 ``base_controller`` in processes of their own, with ``config/robot_sm.yaml`` and
 ``config/remote.yaml``) and the operator (``robot-sm connect``, the heartbeat) in network
 namespaces joined by a veth link. An agent process on each side measures, in alternating rounds
@@ -36,10 +36,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
-from robot_sm.bringup import load_parameter_file, parameters_for  # noqa: E402
-from robot_sm.resources import share_directory  # noqa: E402
+from robot_sm.bringup.parameter_files import load_parameter_file, parameters_for  # noqa: E402
+from robot_sm.bringup.resources import share_directory  # noqa: E402
 from robot_sm.testing import python_module_argv, RosHarness, wait_until  # noqa: E402
-from robot_sm.two_host_rig import (  # noqa: E402
+from robot_sm.testing.two_host_rig import (  # noqa: E402
     OPERATOR,
     ROBOT,
     SIDES,
@@ -265,7 +265,7 @@ def main() -> int:
         rig.start(ROBOT, [*python_module_argv('robot_sm.nodes.robot_control_mux'),
                           '--ros-args', *files, '-p', "emergency_stop_file:=''"])
         rig.start(ROBOT, [*python_module_argv('robot_sm.nodes.base_controller')])
-        rig.start(OPERATOR, [*python_module_argv('robot_sm.cli'), 'connect'])
+        rig.start(OPERATOR, [*python_module_argv('robot_sm.frontends.cli'), 'connect'])
         agents = {side: AgentProcess(rig, side) for side in SIDES}
         agents[ROBOT].ask('drive')
         first = 1

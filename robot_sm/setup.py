@@ -32,7 +32,7 @@ setup(
     entry_points={
         'console_scripts': [
             'base_controller = robot_sm.nodes.base_controller:main',
-            'robot-sm = robot_sm.cli:entry_point',
+            'robot-sm = robot_sm.frontends.cli:entry_point',
             'robot_control_mux = robot_sm.nodes.robot_control_mux:main',
             'robot_sim = robot_sm.nodes.robot_sim:main',
             'service_provider = robot_sm.nodes.service_provider:main',
@@ -41,7 +41,7 @@ setup(
             'topic_recorder = robot_sm.nodes.topic_recorder:main',
             'xr_replay = robot_sm.nodes.xr_replay:main',
         ],
-        'ros2cli.command': ['robot_sm = robot_sm.cli:Ros2Command'],
+        'ros2cli.command': ['robot_sm = robot_sm.frontends.cli:Ros2Command'],
         'robot_sm.states': [
             'Boot = robot_sm.statemachine.states:Boot',
             'CalculateGoal = robot_sm.plugins.exploration:CalculateGoal',

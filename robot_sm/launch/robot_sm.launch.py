@@ -20,7 +20,8 @@ from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from robot_sm.bringup import discovery_server_problem, SUITE
+from robot_sm.bringup.environment import discovery_server_problem
+from robot_sm.bringup.suite_nodes import SUITE
 
 PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
 

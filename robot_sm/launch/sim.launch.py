@@ -25,8 +25,15 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from robot_sm.bringup import (discovery_server_problem, fleet_names, join_namespace,
-                              ROBOT_NODES, rviz_refusal, SIMULATION, SIMULATOR, SUITE)
+from robot_sm.bringup.environment import discovery_server_problem, rviz_refusal
+from robot_sm.bringup.suite_nodes import (
+    fleet_names,
+    join_namespace,
+    ROBOT_NODES,
+    SIMULATION,
+    SIMULATOR,
+    SUITE,
+)
 
 
 def _nodes(context: LaunchContext, *_: Any) -> List[Node]:

@@ -10,7 +10,7 @@ from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-from robot_sm.bringup import TELEOP
+from robot_sm.bringup.suite_nodes import TELEOP
 
 
 def _nodes(context: LaunchContext, *_: Any) -> List[Node]:

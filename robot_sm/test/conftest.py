@@ -5,7 +5,7 @@ Node tests use the ``ros`` fixture: a :class:`robot_sm.testing.RosHarness` with 
 context and a namespace of its own, so tests never see each other's topics even though they share
 the DDS domain that ``make test`` chose. The harness is shut down after each test and the test
 fails if it leaves a thread running. Tests of the running suite start it with ``start_suite``
-(a :class:`robot_sm.running_suite.RunningSuite` in the harness's context and namespace), or
+(a :class:`robot_sm.bringup.running_suite.RunningSuite` in the harness's context and namespace), or
 ``start_scripted`` and ``suite`` for the suite without a robot (navigation is the test package's
 ``ScriptedNavigation``).
 
@@ -34,10 +34,12 @@ from typing import Any, Dict, Iterator, List, Optional
 from operator_suite import scripted, StartSuite
 import pytest
 
-from robot_sm.running_suite import RunningSuite
+from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.testing import RosHarness
-from robot_sm.two_host_rig import TwoHostRig
-from robot_sm.two_host_rig import unavailable_reason as two_host_rig_unavailable_reason
+from robot_sm.testing.two_host_rig import (
+    TwoHostRig,
+    unavailable_reason as two_host_rig_unavailable_reason,
+)
 
 _namespaces = itertools.count()
 
@@ -118,7 +120,7 @@ def suite(start_scripted: StartSuite) -> RunningSuite:
 @pytest.fixture(scope='module')
 def two_host_rig() -> Iterator[TwoHostRig]:
     """
-    Give a test module a robot and an operator host joined by a link (robot_sm.two_host_rig).
+    Give a test module a robot and an operator host joined by a link (testing.two_host_rig).
 
     Skips, saying why, where root or ``ip netns`` are missing. Every process the rig started is
     stopped and its namespaces are deleted when the module ends, whatever happened.

@@ -17,9 +17,9 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from robot_sm.bringup import load_parameter_file, parameters_for
+from robot_sm.bringup.parameter_files import load_parameter_file, parameters_for
+from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.nodes.robot_sim import RobotSim
-from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
 
 WAIT = 10.0
@@ -67,9 +67,9 @@ def estop(suite: RunningSuite, engaged: bool) -> float:
 
 
 def cli_command() -> List[str]:
-    """Return the installed ``robot-sm`` console script, else ``python -m robot_sm.cli``."""
+    """Return the installed ``robot-sm`` console script, else ``python -m ...frontends.cli``."""
     script = shutil.which('robot-sm')
-    return [script] if script else [sys.executable, '-m', 'robot_sm.cli']
+    return [script] if script else [sys.executable, '-m', 'robot_sm.frontends.cli']
 
 
 def cli_argv(namespace: str, *args: str, timeout: float = 5.0) -> List[str]:

@@ -17,9 +17,14 @@ from operator_suite import cli_command
 import pytest
 from rcl_interfaces.srv import GetParameters
 from robot_sm import qos
-from robot_sm.bringup import (FLEET_STOP_TIMEOUT, load_parameter_file, matches,
-                              ParameterFileError, parameters_for)
-from robot_sm.cli import build_parser
+from robot_sm.bringup.parameter_files import (
+    load_parameter_file,
+    matches,
+    ParameterFileError,
+    parameters_for,
+)
+from robot_sm.bringup.up import FLEET_STOP_TIMEOUT
+from robot_sm.frontends.cli import build_parser
 from robot_sm.testing import NodeProcess, RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 from std_msgs.msg import String

@@ -31,9 +31,9 @@ from operator_suite import (
 )
 import pytest
 from robot_sm import qos
+from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
-from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import GetNavigationGoal, WaypointVisited

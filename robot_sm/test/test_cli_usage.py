@@ -11,12 +11,12 @@ from typing import List
 
 from operator_suite import cli_command
 import pytest
-from robot_sm.cli import build_parser, main, Ros2Command, VERBS
+from robot_sm.frontends.cli import build_parser, main, Ros2Command, VERBS
 
 
 def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'robot_sm.cli', *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run([sys.executable, '-m', 'robot_sm.frontends.cli', *args],
+                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.parametrize('argv', [
@@ -125,8 +125,9 @@ def test_robot_sm_and_ros2_robot_sm_have_every_verb_of_the_table_with_its_docstr
         args = build_parser().parse_args([*words.split(), *REQUIRED.get(words, [])])
         assert args.run_verb is verb
         summary = inspect.getdoc(verb.function).splitlines()[0]
-        page = subprocess.run([sys.executable, '-m', 'robot_sm.cli', *words.split(), '--help'],
-                              capture_output=True, text=True, timeout=60).stdout
+        page = subprocess.run(
+            [sys.executable, '-m', 'robot_sm.frontends.cli', *words.split(), '--help'],
+            capture_output=True, text=True, timeout=60).stdout
         assert summary in ' '.join(page.split()), (words, page)
 
 

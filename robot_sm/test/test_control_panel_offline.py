@@ -4,11 +4,11 @@ import os
 import time
 
 import pytest
-from robot_sm.api import SuiteClient
+from robot_sm.client import SuiteClient
 from robot_sm.testing import RosHarness, wait_until
 
 os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
-QtWidgets = pytest.importorskip('robot_sm.rqt.qt').QtWidgets
+QtWidgets = pytest.importorskip('robot_sm.frontends.rqt.qt').QtWidgets
 
 
 @pytest.fixture(scope='module')
@@ -25,7 +25,7 @@ def process_until(app: object, predicate, timeout: float) -> bool:
 
 def test_clicks_without_a_suite_report_the_missing_service(app: object,
                                                            ros: RosHarness) -> None:
-    from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
+    from robot_sm.frontends.rqt.control_panel import ControlPanel, PanelBackend
     client = SuiteClient(namespace=ros.namespace, timeout=0.3, context=ros.context)
     panel = ControlPanel(PanelBackend(client))
     try:

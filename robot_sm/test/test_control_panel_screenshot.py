@@ -14,12 +14,12 @@ from typing import Any, List
 
 from operator_suite import StartSuite, WAIT
 import pytest
-from robot_sm.api import SuiteClient
-from robot_sm.bringup import shipped_parameter_files
+from robot_sm.bringup.parameter_files import shipped_parameter_files
+from robot_sm.client import SuiteClient
 from robot_sm.testing import wait_until
 
 os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
-qt = pytest.importorskip('robot_sm.rqt.qt')
+qt = pytest.importorskip('robot_sm.frontends.rqt.qt')
 QtCore, QtGui, QtWidgets = qt.QtCore, qt.QtGui, qt.QtWidgets
 QTest = importlib.import_module(QtCore.__name__.rpartition('.')[0] + '.QtTest').QTest
 
@@ -36,7 +36,7 @@ def statuses(table: Any) -> List[str]:
 
 def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(
         start_suite: StartSuite) -> None:
-    from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
+    from robot_sm.frontends.rqt.control_panel import ControlPanel, PanelBackend
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     # The suite and the simulation with the shipped parameter files, as the demo runs them.
     suite = start_suite(world='office', parameter_files=shipped_parameter_files(sim=True),

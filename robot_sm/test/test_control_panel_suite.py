@@ -11,24 +11,17 @@ import os
 import time
 from typing import Any, Callable, Iterator, List, Optional
 
-from operator_suite import (
-    describe,
-    run_cli,
-    run_cli_together,
-    start_robot,
-    StartSuite,
-    WAIT,
-)
+from operator_suite import describe, run_cli, run_cli_together, start_robot, StartSuite, WAIT
 import pytest
-from robot_sm.api import FleetClient, SuiteClient
-from robot_sm.running_suite import RunningSuite
+from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import FleetClient, SuiteClient
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import WaypointVisited
 from std_msgs.msg import Bool
 
 os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
-qt = pytest.importorskip('robot_sm.rqt.qt')
+qt = pytest.importorskip('robot_sm.frontends.rqt.qt')
 QtCore, QtWidgets = qt.QtCore, qt.QtWidgets
 # QTest of the same binding as the panel's widgets (PySide6 here, PyQt on a ROS install).
 QTest = importlib.import_module(QtCore.__name__.rpartition('.')[0] + '.QtTest').QTest
@@ -58,7 +51,7 @@ class Operator:
 
     def __init__(self, app: Any, suite: RunningSuite,
                  fleet: Optional[FleetClient] = None) -> None:
-        from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
+        from robot_sm.frontends.rqt.control_panel import ControlPanel, PanelBackend
         self.app = app
         self.suite = suite
         self.client = SuiteClient(namespace=suite.namespace, timeout=5.0, context=suite.context)

@@ -10,14 +10,19 @@ import math
 from typing import Any, Iterator, List, Sequence
 
 import pytest
+from robot_sm.drive.wheel_commander import WHEEL_PARAMETERS, WheelSettings
 from robot_sm.mux import MUX_PARAMETERS, MuxConfig
 from robot_sm.nodes import (
-    base_controller, robot_control_mux, robot_sim, service_provider, teleop_retargeting)
+    base_controller,
+    robot_control_mux,
+    robot_sim,
+    service_provider,
+    teleop_retargeting,
+)
 from robot_sm.parameters import ConfigurationError, Param, validate
 from robot_sm.sim import BASE_PARAMETERS, BaseSettings, SENSOR_PARAMETERS, SensorSettings
 from robot_sm.teleop.settings import IK_PARAMETERS, IkSettings, TELEOP_PARAMETERS, TeleopSettings
 from robot_sm.waypoints import STORE_PARAMETERS, StoreSettings
-from robot_sm.wheel_commander import WHEEL_PARAMETERS, WheelSettings
 
 SETTINGS = [(MuxConfig, MUX_PARAMETERS), (TeleopSettings, TELEOP_PARAMETERS),
             (IkSettings, IK_PARAMETERS), (StoreSettings, STORE_PARAMETERS),

@@ -5,9 +5,8 @@ import pathlib
 import threading
 
 import pytest
-from robot_sm.background_writer import BackgroundWriter
 from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, utc_time
-from robot_sm.storage import default_file, PersistenceError
+from robot_sm.storage import BackgroundWriter, default_file, PersistenceError
 import yaml
 
 NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z

@@ -13,11 +13,11 @@ from geometry_msgs.msg import PoseArray
 import numpy as np
 from operator_suite import StartSuite
 import pytest
-from robot_sm.bringup import shipped_parameter_files
+from robot_sm.bringup.parameter_files import shipped_parameter_files
+from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client.tasks import Task, TaskStatus
 from robot_sm.exploration import FrontierSearch
 from robot_sm.planar import Pose2D
-from robot_sm.running_suite import RunningSuite
-from robot_sm.tasks import Task, TaskStatus
 from robot_sm.testing import Recorder, SCHEDULING_SLACK, wait_until
 from std_msgs.msg import Bool
 

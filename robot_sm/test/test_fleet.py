@@ -16,10 +16,10 @@ import pytest
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from robot_sm import qos
-from robot_sm.api import FleetClient
-from robot_sm.fleet import robot_namespaces, RobotSearch
+from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import FleetClient
+from robot_sm.client.fleet import robot_namespaces, RobotSearch
 from robot_sm.nodes.robot_sim import RobotSim
-from robot_sm.running_suite import RunningSuite
 from robot_sm.testing import RosHarness, wait_until
 from std_srvs.srv import SetBool
 

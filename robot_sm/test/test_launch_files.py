@@ -1,11 +1,11 @@
 """
 The nodes the launch files and ``robot-sm up`` start: executables, parameter files, arguments.
 
-The first part needs no ``launch``: every :class:`~robot_sm.bringup.NodeSpec` is a console script
-of setup.py, and every parameter the shipped parameter files give a node is one the node
-declares (each node is created with them, so their values must be valid too). The second part
-imports the launch files with ``launch`` and ``launch_ros`` and checks the nodes they would
-start; it is skipped where those are not installed.
+The first part needs no ``launch``: every :class:`~robot_sm.bringup.suite_nodes.NodeSpec` is a
+console script of setup.py, and every parameter the shipped parameter files give a node is one the
+node declares (each node is created with them, so their values must be valid too). The second part
+imports the launch files with ``launch`` and ``launch_ros`` and checks the nodes they would start;
+it is skipped where those are not installed.
 """
 
 import ast
@@ -15,18 +15,15 @@ import pathlib
 from typing import Any, Dict, Iterator, List, Mapping, Tuple
 
 import pytest
-from robot_sm.bringup import (
+from robot_sm.bringup.environment import rviz_refusal
+from robot_sm.bringup.parameter_files import (
     load_parameter_file,
     matches,
-    NodeSpec,
     ParameterFile,
     parameters_for,
-    rviz_refusal,
-    SIMULATION,
-    SUITE,
-    TELEOP,
 )
-from robot_sm.resources import shipped_worlds
+from robot_sm.bringup.resources import shipped_worlds
+from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE, TELEOP
 from robot_sm.testing import RosHarness
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]

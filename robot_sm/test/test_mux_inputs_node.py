@@ -16,16 +16,25 @@ from geometry_msgs.msg import Twist
 import pytest
 from rclpy.parameter import Parameter
 from robot_sm import qos
-from robot_sm.bringup import load_parameter_file, NodeSpec, parameters_for, SuiteProcess
+from robot_sm.bringup.parameter_files import load_parameter_file, parameters_for
+from robot_sm.bringup.suite_nodes import NodeSpec
+from robot_sm.bringup.suite_process import SuiteProcess
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.parameters import ConfigurationError
-from robot_sm.testing import (python_module_argv, Recorder, RosHarness, SCHEDULING_SLACK,
-                              wait_until)
+from robot_sm.testing import python_module_argv, Recorder, RosHarness, SCHEDULING_SLACK, wait_until
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
 from std_msgs.msg import Bool, String
 from test_robot_control_mux_node import (
-    is_zero, linear_x, Mux, mux_status, Stream, TICK, twist, WAIT)
+    is_zero,
+    linear_x,
+    Mux,
+    mux_status,
+    Stream,
+    TICK,
+    twist,
+    WAIT,
+)
 import yaml
 
 STOPPED, AUTONOMOUS, TELEOPERATION = (

@@ -16,13 +16,15 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 SOURCE = PACKAGE / 'robot_sm'
-CORES = ['exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop', 'recording',
-         'waypoints', 'xr']
+CORES = ['drive', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
+         'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['background_writer', 'parameters', 'planar', 'quoting', 'storage', 'tasks',
-                'wheel_commander', 'operator_station/presence_monitor']
+PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/tasks',
+                'frontends/presence_monitor']
 #: Typed modules that use rclpy: the Python API for operators and the running suite.
-CLIENT_MODULES = ['api', 'fleet', 'running_suite', 'spinning_node', 'suite_connection']
+CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/spinning_node',
+                  'client/status', 'client/suite_client', 'client/waypoint_calls',
+                  'bringup/running_suite']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 

@@ -16,9 +16,9 @@ from operator_suite import cli_command
 import pytest
 from rcl_interfaces.srv import GetParameters
 from robot_sm import qos
-from robot_sm.api import SuiteClient
+from robot_sm.client import SuiteClient
+from robot_sm.frontends.presence_monitor import Presence, PresenceMonitor
 from robot_sm.nodes.robot_control_mux import RobotControlMux
-from robot_sm.operator_station.presence_monitor import Presence, PresenceMonitor
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 from std_msgs.msg import Bool
@@ -124,13 +124,13 @@ def test_up_remote_watches_the_operator_heartbeat(ros: RosHarness,
 @pytest.fixture(scope='module')
 def app() -> Any:
     os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')
-    qt = pytest.importorskip('robot_sm.rqt.qt')
+    qt = pytest.importorskip('robot_sm.frontends.rqt.qt')
     return qt.QtWidgets.QApplication.instance() or qt.QtWidgets.QApplication([])
 
 
 def test_the_panel_beats_while_it_runs_and_shows_the_robot_hears_it(app: Any,
                                                                     ros: RosHarness) -> None:
-    from robot_sm.rqt.control_panel import ControlPanel, PanelBackend
+    from robot_sm.frontends.rqt.control_panel import ControlPanel, PanelBackend
 
     def process_until(predicate: Any) -> bool:
         def step() -> bool:

@@ -5,13 +5,13 @@ import shutil
 import subprocess
 import sys
 
-from robot_sm.reference import NODE_PAGES
+from robot_sm.testing.reference_pages import NODE_PAGES
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / 'docs'
 
 
 def reference(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'robot_sm.reference', *args],
+    return subprocess.run([sys.executable, '-m', 'robot_sm.testing.reference_pages', *args],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -36,7 +36,7 @@ def test_a_stale_page_is_named_with_the_command_and_regenerating_keeps_the_notes
     assert result.returncode == 1
     assert result.stderr.splitlines() == [
         'docs/robot_control_mux.md is out of date: run `make docs` '
-        '(tools/with_ros_env.sh python -m robot_sm.reference)']
+        '(tools/with_ros_env.sh python -m robot_sm.testing.reference_pages)']
     assert page.read_text() == stale  # --check changes nothing
     assert reference('--docs', str(docs)).returncode == 0
     assert page.read_text() == text  # the notes written by hand came back with the rows

@@ -15,7 +15,7 @@ from typing import Any, Callable, List, Tuple
 from geometry_msgs.msg import Point, Pose, Quaternion
 import pytest
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from robot_sm.api import SuiteClient
+from robot_sm.client import SuiteClient
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
 from robot_sm.nodes.state_interface import StateInterface

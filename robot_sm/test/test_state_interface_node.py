@@ -15,10 +15,10 @@ from geometry_msgs.msg import PoseStamped, Twist, Vector3
 from operator_suite import estop, StartSuite
 import pytest
 from robot_sm import qos
+from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client.tasks import TaskStatus
 from robot_sm.nodes.tf_broadcast import planar_transform
 from robot_sm.planar import yaw_from_quaternion
-from robot_sm.running_suite import RunningSuite
-from robot_sm.tasks import TaskStatus
 from robot_sm.testing import python_module_argv, ros_args, RosHarness, SCHEDULING_SLACK, wait_until
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import GetNavigationGoal

@@ -15,9 +15,9 @@ from nav_msgs.msg import Odometry
 from operator_suite import estop, StartSuite
 import pytest
 from robot_sm import qos
-from robot_sm.bringup import shipped_parameter_files
-from robot_sm.running_suite import RunningSuite
-from robot_sm.tasks import Task, TaskStatus
+from robot_sm.bringup.parameter_files import shipped_parameter_files
+from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client.tasks import Task, TaskStatus
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
 
 TICK = 0.05

@@ -12,9 +12,9 @@ from typing import Any, Dict, Optional
 
 from operator_suite import describe, StartSuite
 import pytest
-from robot_sm.api import ModeState
-from robot_sm.running_suite import RunningSuite
-from robot_sm.tasks import TaskEnded, TaskStatus, WaitTimeout
+from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import ModeState
+from robot_sm.client.tasks import TaskEnded, TaskStatus, WaitTimeout
 
 WAIT = 10.0
 README = pathlib.Path(__file__).resolve().parents[2] / 'README.md'

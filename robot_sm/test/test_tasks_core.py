@@ -5,7 +5,7 @@ import threading
 from typing import List, Optional
 
 import pytest
-from robot_sm.tasks import (
+from robot_sm.client.tasks import (
     Activity,
     ActivityTracker,
     OUTCOME_GRACE,

@@ -12,8 +12,8 @@ from typing import Iterator, List
 
 import pytest
 from robot_sm.testing import wait_until
-from robot_sm.topic_probe import EchoLog
-from robot_sm.two_host_rig import (
+from robot_sm.testing.topic_probe import EchoLog
+from robot_sm.testing.two_host_rig import (
     ADDRESSES,
     DISCOVERY,
     INTERFACE,
@@ -133,10 +133,11 @@ def test_dds_discovers_the_other_host_with_either_discovery(discovery: str,
     rig = TwoHostRig(discovery)
     try:
         received = EchoLog(tmp_path / 'operator.jsonl')
-        rig.start(ROBOT, [sys.executable, '-m', 'robot_sm.topic_probe', 'stream', 'rig_check',
-                          'std_msgs/msg/String', '10', '{"data": "from the robot"}'])
-        rig.start(OPERATOR, [sys.executable, '-m', 'robot_sm.topic_probe', 'echo', '--output',
-                             str(received.path), 'rig_check:std_msgs/msg/String:command_in'])
+        probe = [sys.executable, '-m', 'robot_sm.testing.topic_probe']
+        rig.start(ROBOT, [*probe, 'stream', 'rig_check', 'std_msgs/msg/String', '10',
+                          '{"data": "from the robot"}'])
+        rig.start(OPERATOR, [*probe, 'echo', '--output', str(received.path),
+                             'rig_check:std_msgs/msg/String:command_in'])
         # Fast DDS sometimes misses the first exchange and repairs it 3 s later.
         assert received.wait_for('rig_check', timeout=15.0)[1] == {'data': 'from the robot'}
     finally:

@@ -1,13 +1,13 @@
 """
 The operator station and the robot on two hosts: heartbeat, link loss and teleoperation.
 
-The ``two_host_rig`` fixture (:mod:`robot_sm.two_host_rig`) puts the robot and the operator in
-network namespaces of their own, joined by a veth link; DDS on each side reaches the other only
+The ``two_host_rig`` fixture (:mod:`robot_sm.testing.two_host_rig`) puts the robot and the operator
+in network namespaces of their own, joined by a veth link; DDS on each side reaches the other only
 over that link. The robot runs ``robot-sm up --sim --remote``. The operator keeps ``robot-sm
-connect`` open (the heartbeat), runs the CLI, and streams teleoperation commands. A probe on
-each side writes what arrives there with the machine's monotonic time
-(:mod:`robot_sm.topic_probe`), so that the robot's wheel commands are timed against the moment
-the link was cut.
+connect`` open (the heartbeat), runs the CLI, and streams teleoperation commands. A probe on each
+side writes what arrives there with the machine's monotonic time
+(:mod:`robot_sm.testing.topic_probe`), so that the robot's wheel commands are timed against the
+moment the link was cut.
 
 The scenarios share one robot and one operator, in order, and each brings the robot to what it
 needs the way an operator would. The only speeds asserted are the safety bounds
@@ -25,10 +25,10 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 
 from operator_suite import cli_command
 import pytest
-from robot_sm.bringup import load_parameter_file, parameters_for
+from robot_sm.bringup.parameter_files import load_parameter_file, parameters_for
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
-from robot_sm.topic_probe import EchoLog
-from robot_sm.two_host_rig import OPERATOR, ROBOT, slow_link_unavailable_reason, TwoHostRig
+from robot_sm.testing.topic_probe import EchoLog
+from robot_sm.testing.two_host_rig import OPERATOR, ROBOT, slow_link_unavailable_reason, TwoHostRig
 
 REMOTE = parameters_for('robot_control_mux', [load_parameter_file(
     pathlib.Path(__file__).resolve().parents[1] / 'config' / 'remote.yaml')])
@@ -47,7 +47,7 @@ WAYPOINTS = [(2.0, 1.0), (1.0, 1.0)]
 #: Time the simulated robot may take to come to rest once its wheel commands are zero.
 SETTLE = 0.2
 
-PROBE = [sys.executable, '-m', 'robot_sm.topic_probe', 'echo', '--output']
+PROBE = [sys.executable, '-m', 'robot_sm.testing.topic_probe', 'echo', '--output']
 ROBOT_TOPICS = [
     'wheel_command:sensor_msgs/msg/JointState:events',
     'base_pose_ground_truth:nav_msgs/msg/Odometry:sensor',
@@ -284,7 +284,7 @@ def test_teleoperation_cut_mid_command_stops_and_engages_the_heartbeat_stop(
         hosts: TwoHosts) -> None:
     hosts.release()
     stream = hosts.rig.start(OPERATOR, [
-        sys.executable, '-m', 'robot_sm.topic_probe', 'stream', 'teleoperation/cmd_vel',
+        sys.executable, '-m', 'robot_sm.testing.topic_probe', 'stream', 'teleoperation/cmd_vel',
         'geometry_msgs/msg/Twist', '20', '{"linear": {"x": 0.2}}'])
     try:
         started = time.monotonic()

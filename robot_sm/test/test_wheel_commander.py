@@ -2,10 +2,15 @@
 
 import numpy as np
 import pytest
-from robot_sm.wheel_commander import WheelCommander, WheelSettings
+from robot_sm.drive.wheel_commander import WheelCommander, WheelSettings
 from robot_sm_control import (
-    DifferentialDriveController, JointState, LowPassFilterController, RobotState, RootState,
-    SequentialController)
+    DifferentialDriveController,
+    JointState,
+    LowPassFilterController,
+    RobotState,
+    RootState,
+    SequentialController,
+)
 
 
 def test_commander_is_silent_until_a_command_and_stops_on_timeout() -> None:

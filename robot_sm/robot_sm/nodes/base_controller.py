@@ -1,7 +1,7 @@
 """
 The ``base_controller`` node: ``cmd_vel`` (base twist) in, ``wheel_command`` (wheel speeds) out.
 
-It runs :class:`robot_sm.wheel_commander.WheelCommander`: differential-drive kinematics, an
+It runs :class:`robot_sm.drive.wheel_commander.WheelCommander`: differential-drive kinematics, an
 optional wheel speed limit that keeps the path's curvature, and an optional low-pass filter. It
 publishes at ``update_frequency`` and at once when a command arrives; a command older than
 ``command_timeout`` gives zero wheel speeds at the next tick; NaN/Inf commands are dropped, and
@@ -16,10 +16,10 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist
 from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.drive.wheel_commander import WHEEL_PARAMETERS, WheelCommander, WheelSettings
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import config_from, rate
-from robot_sm.wheel_commander import WHEEL_PARAMETERS, WheelCommander, WheelSettings
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 

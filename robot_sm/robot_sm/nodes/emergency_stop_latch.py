@@ -10,10 +10,9 @@ import os
 import time
 from typing import Callable, List, Optional, Tuple
 
-from robot_sm.background_writer import BackgroundWriter
 from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, LatchLoad, utc_time
 from robot_sm.parameters import ConfigurationError
-from robot_sm.storage import PersistenceError
+from robot_sm.storage import BackgroundWriter, PersistenceError
 
 
 class EmergencyStopLatch:

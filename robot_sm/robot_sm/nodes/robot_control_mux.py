@@ -18,7 +18,7 @@ background thread (stopping never waits for the disk), read at start.
 """
 
 import sys
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Twist, TwistStamped
@@ -101,42 +101,8 @@ class RobotControlMux(Node):
         mux_config = config_from(MuxConfig, config)
         self._dropped_reported = 0
         self._last_drop_warning = float('-inf')
-
-        # Output.
-        self._stamped = config['output_stamped']
-        self._frame_id: str = config['frame_id']
-        self._out: Any = TwistStamped() if self._stamped else Twist()
-        if self._stamped:
-            self._out.header.frame_id = self._frame_id
-        self._cmd_pub = self.create_publisher(
-            TwistStamped if self._stamped else Twist, 'cmd_vel', qos.COMMAND_OUT)
-        self._mode_pub = self.create_publisher(
-            OperationMode, 'robot_sm/operation_mode', qos.STATE)
-        self._selected_pub = self.create_publisher(String, SELECTED_INPUT, qos.STATE)
-        self._selected = ''
-        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-
-        # Inputs.
-        in_type = TwistStamped if config['input_stamped'] else Twist
-        self._in_type = in_type
-        self._to_velocity: Callable[[Any], Velocity] = (
-            _from_twist_stamped if config['input_stamped'] else _from_twist)
-        sources, locks = velocity_inputs(mux_config), mux_config.locks
-        check_topics(self, [(f'inputs.{source.name}.topic', source.topic) for source in sources]
-                     + [(f'locks.{lock.name}.topic', lock.topic) for lock in locks]
-                     + ([('heartbeat_topic', heartbeat_topic)] if heartbeat_topic else []))
-        self._velocity_subs = [self._subscribe_velocity(source) for source in sources]
-        for lock in locks:
-            self._subscribe_lock(lock)
-        if config['joystick_used']:
-            self.create_subscription(Joy, 'joy', self._on_joy, qos.SENSOR)
-        self._presence_pub: Optional[Publisher] = None
-        if heartbeat_topic:
-            self._presence_pub = self.create_publisher(Bool, OPERATOR_PRESENT, qos.STATE)
-            self.create_subscription(Bool, heartbeat_topic, self._on_heartbeat, qos.SENSOR)
-        self.create_subscription(Header, SUPERVISOR_HEARTBEAT, self._on_supervisor_heartbeat,
-                                 qos.HEARTBEAT)
-
+        self._create_outputs(config)
+        self._subscribe_inputs(config, mux_config)
         # The e-stop latch, read before anything is published.
         self._latch = EmergencyStopLatch(config['emergency_stop_file'], self.get_logger().error)
         self._mux = ControlMux(mux_config, self._now(), self._latch.loaded.emergency_stop_reason)
@@ -153,7 +119,6 @@ class RobotControlMux(Node):
                             self._on_set_operation_mode, qos_profile=qos.SERVICES)
         self.create_service(SetBool, 'robot_sm/emergency_stop', self._on_emergency_stop,
                             qos_profile=qos.SERVICES)
-
         self.create_timer(1.0 / config['update_frequency'], self._on_tick)
         if config['operation_mode_keepalive_rate'] > 0.0:
             self.create_timer(1.0 / config['operation_mode_keepalive_rate'],
@@ -161,6 +126,47 @@ class RobotControlMux(Node):
         self.create_timer(1.0, self._publish_diagnostics)
         self._publish_mode()
         self._publish_selected()
+        self._log_start(heartbeat_topic, mux_config)
+
+    def _create_outputs(self, config: Dict[str, Any]) -> None:
+        """Create the command output and the state topics."""
+        self._stamped = config['output_stamped']
+        self._frame_id: str = config['frame_id']
+        self._out: Any = TwistStamped() if self._stamped else Twist()
+        if self._stamped:
+            self._out.header.frame_id = self._frame_id
+        self._cmd_pub = self.create_publisher(
+            TwistStamped if self._stamped else Twist, 'cmd_vel', qos.COMMAND_OUT)
+        self._mode_pub = self.create_publisher(
+            OperationMode, 'robot_sm/operation_mode', qos.STATE)
+        self._selected_pub = self.create_publisher(String, SELECTED_INPUT, qos.STATE)
+        self._selected = ''
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._presence_pub: Optional[Publisher] = None
+        if config['heartbeat_topic']:
+            self._presence_pub = self.create_publisher(Bool, OPERATOR_PRESENT, qos.STATE)
+
+    def _subscribe_inputs(self, config: Dict[str, Any], mux_config: MuxConfig) -> None:
+        """Subscribe to the velocity inputs, locks, joystick and heartbeats."""
+        heartbeat_topic: str = config['heartbeat_topic']
+        self._in_type = TwistStamped if config['input_stamped'] else Twist
+        self._to_velocity: Callable[[Any], Velocity] = (
+            _from_twist_stamped if config['input_stamped'] else _from_twist)
+        sources, locks = velocity_inputs(mux_config), mux_config.locks
+        check_topics(self, [(f'inputs.{source.name}.topic', source.topic) for source in sources]
+                     + [(f'locks.{lock.name}.topic', lock.topic) for lock in locks]
+                     + ([('heartbeat_topic', heartbeat_topic)] if heartbeat_topic else []))
+        self._velocity_subs = [self._subscribe_velocity(source) for source in sources]
+        for lock in locks:
+            self._subscribe_lock(lock)
+        if config['joystick_used']:
+            self.create_subscription(Joy, 'joy', self._on_joy, qos.SENSOR)
+        if heartbeat_topic:
+            self.create_subscription(Bool, heartbeat_topic, self._on_heartbeat, qos.SENSOR)
+        self.create_subscription(Header, SUPERVISOR_HEARTBEAT, self._on_supervisor_heartbeat,
+                                 qos.HEARTBEAT)
+
+    def _log_start(self, heartbeat_topic: str, mux_config: MuxConfig) -> None:
         self.get_logger().info(
             f'started in STOPPED; {self._mux.config}; heartbeat '
             f"{heartbeat_topic or 'off'}; output {'TwistStamped' if self._stamped else 'Twist'}; "

@@ -28,12 +28,12 @@ from typing import Any, Dict, List, Optional
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Twist
-from nav_msgs.msg import OccupancyGrid as OccupancyGridMsg
-from nav_msgs.msg import Odometry
+from nav_msgs.msg import OccupancyGrid as OccupancyGridMsg, Odometry
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm import qos
+from robot_sm.bringup.resources import share_directory, world_file
 from robot_sm.grid import load_map, load_start_pose, load_start_poses, MapFileError, OccupancyGrid
 from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.node_parameters import declare_parameters
@@ -42,7 +42,6 @@ from robot_sm.nodes.simulated_fleet import SimulatedFleet
 from robot_sm.nodes.tf_broadcast import planar_odometry, planar_transform, TfBroadcaster
 from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
 from robot_sm.planar import Pose2D
-from robot_sm.resources import share_directory, world_file
 from robot_sm.sim import (
     ArmModel,
     BASE_PARAMETERS,
@@ -160,17 +159,8 @@ class RobotSim(Node):
         self.wheel_names: List[str] = config['wheel_joint_names']
         self.wheel_angles = [0.0, 0.0]
         self.tf = TfBroadcaster(self)
-        self.arm: Optional[ServoJoints] = None
         self.arm_tf: Optional[ArmTfBroadcaster] = None
-        arm_names = [name for name in config['arm_joint_names'] if name]
-        if arm_names:
-            model = _arm_model(config['arm_urdf_path'])
-            try:
-                self.arm = ServoJoints(arm_names, model.limits(arm_names),
-                                       config['arm_time_constant'])
-            except ValueError as error:
-                raise ConfigurationError(f"parameter 'arm_joint_names': {error}") from None
-            self._arm_model = model
+        self.arm = self._create_arm(config)
         self.reveal = config['reveal_map']
         self.known = self.world.blank_copy() if self.reveal else self.world
         self.sensor = RangeSensor(config_from(SensorSettings, config))
@@ -178,17 +168,7 @@ class RobotSim(Node):
         self._map_dirty = True
         self._was_colliding = False
 
-        self.odom_publisher = self.create_publisher(Odometry, 'odom', 10)
-        self.ground_truth_publisher = self.create_publisher(Odometry, 'base_pose_ground_truth', 10)
-        self.map_publisher = self.create_publisher(OccupancyGridMsg, 'map', qos.STATE)
-        self.joint_publisher = self.create_publisher(JointState, 'joint_states', 10)
-        if config['command_input'] == 'cmd_vel':
-            self.create_subscription(Twist, 'cmd_vel', self._on_twist, qos.COMMAND_IN)
-        else:
-            self.create_subscription(JointState, 'wheel_command', self._on_wheels, qos.COMMAND_IN)
-        if self.arm is not None:
-            self.create_subscription(JointState, 'joint_command', self._on_joint_command,
-                                     qos.COMMAND_IN)
+        self._create_topics(config)
         self.tf.send_static(planar_transform(config['map_frame'], config['odom_frame'],
                                              self._now_stamp()))
         if self.arm is not None:
@@ -201,6 +181,32 @@ class RobotSim(Node):
             f"simulating world '{config['world']}' ({self.world.width}x{self.world.height} cells"
             f' at {self.world.resolution} m), start ({start.x:.2f}, {start.y:.2f})'
             f"{', revealing the map' if self.reveal else ''}")
+
+    def _create_arm(self, config: Dict[str, Any]) -> Optional[ServoJoints]:
+        """Return the simulated arm that ``arm_joint_names`` asks for, or None."""
+        arm_names = [name for name in config['arm_joint_names'] if name]
+        if not arm_names:
+            return None
+        self._arm_model = _arm_model(config['arm_urdf_path'])
+        try:
+            return ServoJoints(arm_names, self._arm_model.limits(arm_names),
+                               config['arm_time_constant'])
+        except ValueError as error:
+            raise ConfigurationError(f"parameter 'arm_joint_names': {error}") from None
+
+    def _create_topics(self, config: Dict[str, Any]) -> None:
+        """Publish odometry, ground truth, the map and joint states; take the commands."""
+        self.odom_publisher = self.create_publisher(Odometry, 'odom', 10)
+        self.ground_truth_publisher = self.create_publisher(Odometry, 'base_pose_ground_truth', 10)
+        self.map_publisher = self.create_publisher(OccupancyGridMsg, 'map', qos.STATE)
+        self.joint_publisher = self.create_publisher(JointState, 'joint_states', 10)
+        if config['command_input'] == 'cmd_vel':
+            self.create_subscription(Twist, 'cmd_vel', self._on_twist, qos.COMMAND_IN)
+        else:
+            self.create_subscription(JointState, 'wheel_command', self._on_wheels, qos.COMMAND_IN)
+        if self.arm is not None:
+            self.create_subscription(JointState, 'joint_command', self._on_joint_command,
+                                     qos.COMMAND_IN)
 
     def _start_fleet(self, config: Dict[str, Any], world_path: pathlib.Path) -> None:
         """Simulate one robot per name of ``robots`` at the world's start poses."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import math
 import os
 import pathlib
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from robot_sm.storage import move_aside, write_atomically
 from robot_sm.waypoints.errors import RequestError
@@ -95,6 +95,33 @@ def _typed(item: Dict[str, Any], key: str, kind: type, default: Any, where: str)
     return value
 
 
+def _waypoint(item: Any, where: str) -> Tuple[Optional[int], Waypoint]:
+    """Return the id ``item`` gives (None: none) and the waypoint it describes (id 0 if none)."""
+    if not isinstance(item, dict):
+        raise FileFormatError(f'{where} must be a mapping (got {item!r})')
+    unknown = set(item) - _WAYPOINT_KEYS
+    if unknown:
+        raise FileFormatError(f'{where} has unknown keys {sorted(map(str, unknown))}')
+    if 'position' not in item:
+        raise FileFormatError(f'{where} has no position')
+    position = _numbers(item['position'], 3, f'{where}.position')
+    orientation = _numbers(item.get('orientation', [0.0, 0.0, 0.0, 1.0]), 4,
+                           f'{where}.orientation')
+    try:
+        pose = checked_pose(where, *position, *orientation)
+    except RequestError as error:
+        raise FileFormatError(str(error)) from None
+    waypoint_id = None
+    if 'id' in item:
+        waypoint_id = _typed(item, 'id', int, 0, where)
+        if not 0 <= waypoint_id <= MAX_ID:
+            raise FileFormatError(f'{where}.id must be in 0..{MAX_ID} (got {waypoint_id})')
+    return waypoint_id, Waypoint(waypoint_id or 0, pose,
+                                 _typed(item, 'visited', bool, False, where),
+                                 _typed(item, 'unreachable', bool, False, where),
+                                 _typed(item, 'routine', str, '', where))
+
+
 def from_document(document: Any) -> WaypointList:
     """
     Return the waypoint list a YAML document describes.
@@ -118,39 +145,15 @@ def from_document(document: Any) -> WaypointList:
     reverse = _typed(document, 'reverse', bool, False, 'file')
     items = _typed(document, 'waypoints', list, [], 'file')
 
-    waypoints: List[Waypoint] = []
-    ids = set()
-    missing_id = []
-    for index, item in enumerate(items):
-        where = f'waypoints[{index}]'
-        if not isinstance(item, dict):
-            raise FileFormatError(f'{where} must be a mapping (got {item!r})')
-        unknown = set(item) - _WAYPOINT_KEYS
-        if unknown:
-            raise FileFormatError(f'{where} has unknown keys {sorted(map(str, unknown))}')
-        if 'position' not in item:
-            raise FileFormatError(f'{where} has no position')
-        position = _numbers(item['position'], 3, f'{where}.position')
-        orientation = _numbers(item.get('orientation', [0.0, 0.0, 0.0, 1.0]), 4,
-                               f'{where}.orientation')
-        try:
-            pose = checked_pose(where, *position, *orientation)
-        except RequestError as error:
-            raise FileFormatError(str(error)) from None
-        visited = _typed(item, 'visited', bool, False, where)
-        unreachable = _typed(item, 'unreachable', bool, False, where)
-        routine = _typed(item, 'routine', str, '', where)
-        if 'id' not in item:
-            missing_id.append(index)
-            waypoint_id = 0
-        else:
-            waypoint_id = _typed(item, 'id', int, 0, where)
-            if not 0 <= waypoint_id <= MAX_ID:
-                raise FileFormatError(f'{where}.id must be in 0..{MAX_ID} (got {waypoint_id})')
-            if waypoint_id in ids:
-                raise FileFormatError(f'{where}.id {waypoint_id} is used twice')
+    read = [_waypoint(item, f'waypoints[{index}]') for index, item in enumerate(items)]
+    waypoints = [waypoint for _, waypoint in read]
+    ids: Set[int] = set()
+    for index, (waypoint_id, _) in enumerate(read):
+        if waypoint_id in ids:
+            raise FileFormatError(f'waypoints[{index}].id {waypoint_id} is used twice')
+        if waypoint_id is not None:
             ids.add(waypoint_id)
-        waypoints.append(Waypoint(waypoint_id, pose, visited, unreachable, routine))
+    missing_id = [index for index, (waypoint_id, _) in enumerate(read) if waypoint_id is None]
 
     next_id = _typed(document, 'next_id', int, max(ids, default=0) + 1, 'file')
     if next_id <= max(ids, default=0) or next_id < 1:

@@ -1,0 +1,45 @@
+"""
+The Python API for operating running robot_sm suites: the calls behind every operator front-end.
+
+Every operator action is one method of :class:`SuiteClient` that returns a :class:`Result`
+(``success``, ``message``, optional ``data``) the way the suite answered it, or raises
+:class:`SuiteUnavailable` when the service or topic it needs does not answer within the timeout.
+:class:`FleetClient` follows every suite on the domain, and a long activity (waypoint
+following, exploration, a simple goal) can be started as a :class:`Task` to follow, wait for and
+cancel (:mod:`~robot_sm.client.tasks`).
+
+    from robot_sm.client import SuiteClient
+
+    with SuiteClient(timeout=3.0) as suite:
+        suite.add_waypoint(1.0, 2.0, yaw=0.5, routine='Wait')
+        task = suite.follow_waypoints('roundtrip')
+        print(task.wait(timeout=300.0).status)
+"""
+
+from robot_sm.client.connection import (
+    MODE_NAMES,
+    MODES,
+    OPERATION_MODE,
+    Result,
+    STATE_INFO,
+    STATE_OUTCOME,
+    SuiteUnavailable,
+    WAYPOINTS,
+)
+from robot_sm.client.fleet import Acknowledgement, FleetClient, RobotStatus
+from robot_sm.client.status import (
+    FOLLOWING_MODE_NAMES,
+    FOLLOWING_MODES,
+    ModeState,
+    Status,
+    waypoint_infos,
+    WaypointInfo,
+)
+from robot_sm.client.suite_client import SIMPLE_GOAL_IGNORED_IN, SuiteClient
+from robot_sm.client.tasks import Task, TaskFeedback, TaskResult, TaskStatus, WaitTimeout
+
+__all__ = ['Acknowledgement', 'FleetClient', 'FOLLOWING_MODE_NAMES', 'FOLLOWING_MODES',
+           'MODE_NAMES', 'MODES', 'ModeState', 'OPERATION_MODE', 'Result', 'RobotStatus',
+           'SIMPLE_GOAL_IGNORED_IN', 'STATE_INFO', 'STATE_OUTCOME', 'Status', 'SuiteClient',
+           'SuiteUnavailable', 'Task', 'TaskFeedback', 'TaskResult', 'TaskStatus', 'WaitTimeout',
+           'WAYPOINTS', 'waypoint_infos', 'WaypointInfo']

@@ -1,0 +1,386 @@
+"""
+Every robot_sm suite on the domain, for an operator of several robots: :class:`FleetClient`.
+
+A robot is a namespace in which a node of the suite runs (``robot_control_mux``,
+``service_provider`` or ``state_interface``, :data:`robot_sm.bringup.suite_nodes.SUITE`), found in
+the ROS graph; a robot whose suite stops leaves the graph, and the fleet, when DDS says its nodes
+are gone (at once for a suite that shuts down; a process that dies without a word stays until its
+DDS lease ends). One node, in one rclpy context and so one DDS participant, follows every robot:
+the latched topics of each (``robot_sm/state_info``, ``state_outcome``, ``operation_mode``,
+``waypoints``) are subscribed when the robot is found, and its service clients made then, so that a
+fleet-wide stop does not wait for discovery.
+
+    with FleetClient(timeout=2.0) as fleet:
+        fleet.wait_for_robots(count=3)
+        for robot in fleet.status():
+            print(robot.namespace, robot.state, robot.mode, robot.emergency_stop)
+        for ack in fleet.emergency_stop(True):
+            print(ack.namespace, 'stopped' if ack.confirmed else f'NOT CONFIRMED: {ack.message}')
+"""
+
+from dataclasses import dataclass
+import functools
+import threading
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+from rclpy.context import Context
+from rclpy.node import Node
+from robot_sm import qos
+from robot_sm.bringup.suite_nodes import SUITE
+from robot_sm.client.connection import (
+    MODE_NAMES,
+    OPERATION_MODE,
+    STATE_INFO,
+    STATE_OUTCOME,
+    WAYPOINTS,
+)
+from robot_sm.client.spinning_node import SpinningNode
+from robot_sm.planar import yaw_from_quaternion
+from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.srv import GetRobotPose
+from std_msgs.msg import String
+from std_srvs.srv import SetBool
+
+#: The names of the suite's nodes: a namespace where one of them runs is a robot.
+SUITE_NODES = frozenset(spec.executable for spec in SUITE)
+#: The latched topics followed per robot, by key.
+ROBOT_TOPICS = {'state': (String, STATE_INFO), 'outcome': (String, STATE_OUTCOME),
+                'mode': (OperationMode, OPERATION_MODE), 'waypoints': (WaypointArray, WAYPOINTS)}
+EMERGENCY_STOP = 'robot_sm/emergency_stop'
+ROBOT_POSE = 'robot_sm/get_robot_pose'
+#: Without a new robot for this long after the last one was found, discovery has settled:
+#: Fast DDS's participant announcement period, within which a robot whose first discovery
+#: exchange was missed is found by its next announcement (a new process found three suites,
+#: each a participant of its own, in 0.2 to 3.4 s here, with gaps of up to 2.5 s between them).
+SETTLE_TIME = 3.0
+
+
+def robot_namespaces(nodes: Iterable[Tuple[str, str]], within: str = '/') -> List[str]:
+    """Return the namespaces under ``within`` where a suite node of ``(name, namespace)`` runs."""
+    prefix = within.rstrip('/')
+    return sorted({namespace for name, namespace in nodes if name in SUITE_NODES and (
+        not prefix or namespace == prefix or namespace.startswith(prefix + '/'))})
+
+
+def topic_in(namespace: str, name: str) -> str:
+    """Return the full name of ``name`` in ``namespace``."""
+    return f"{namespace.rstrip('/')}/{name}"
+
+
+@dataclass
+class RobotStatus:
+    """One robot as the fleet view shows it (None where the robot did not say in time)."""
+
+    namespace: str
+    state: Optional[str] = None
+    #: How the last activity ended, if the robot has said.
+    outcome: Optional[str] = None
+    mode: Optional[str] = None
+    emergency_stop: Optional[bool] = None
+    #: (x, y, yaw) in the map frame.
+    pose: Optional[Tuple[float, float, float]] = None
+    pose_error: Optional[str] = None
+    waypoints: int = 0
+    visited: int = 0
+    unreachable: int = 0
+
+
+@dataclass
+class Acknowledgement:
+    """One robot's answer to a fleet-wide e-stop."""
+
+    namespace: str
+    #: The mux said yes and its operation mode shows the e-stop as asked, within the timeout.
+    confirmed: bool
+    #: The mux's answer (``success``), None if it gave none in time.
+    answered: Optional[bool]
+    #: The mux's message, or what did not happen in time.
+    message: str
+    #: The e-stop as the robot's operation mode last showed it (None: never heard).
+    emergency_stop: Optional[bool]
+    #: Seconds from the request to the confirmation (None if not confirmed).
+    seconds: Optional[float] = None
+
+
+class RobotSearch:
+    """When to stop looking for robots: ``count`` found, or (None) none new for ``settle`` s."""
+
+    def __init__(self, count: Optional[int], settle: float, now: float) -> None:
+        self.count = count
+        self.settle = settle
+        self._known: Set[str] = set()
+        self._last_new = now
+
+    def done(self, found: Iterable[str], now: float) -> bool:
+        """Take the robots found at ``now``; return whether to stop looking."""
+        seen = set(found)
+        if seen - self._known:
+            self._last_new = now
+        self._known |= seen
+        if self.count is not None:
+            return len(self._known) >= self.count
+        return bool(self._known or not self.settle) and now - self._last_new >= self.settle
+
+
+class _Robot:
+    """What the fleet keeps of one robot: its latest latched messages and its clients."""
+
+    def __init__(self, node: Node, namespace: str, changed: threading.Condition) -> None:
+        self.namespace = namespace
+        self.latest: Dict[str, Any] = dict.fromkeys(ROBOT_TOPICS)
+        self._changed = changed
+        self.subscriptions = [
+            node.create_subscription(msg_type, topic_in(namespace, topic),
+                                     functools.partial(self._store, key), qos.STATE)
+            for key, (msg_type, topic) in ROBOT_TOPICS.items()]
+        self.clients = {
+            EMERGENCY_STOP: node.create_client(SetBool, topic_in(namespace, EMERGENCY_STOP),
+                                               qos_profile=qos.SERVICES),
+            ROBOT_POSE: node.create_client(GetRobotPose, topic_in(namespace, ROBOT_POSE),
+                                           qos_profile=qos.SERVICES)}
+
+    def _store(self, key: str, msg: Any) -> None:
+        with self._changed:
+            self.latest[key] = msg
+            self._changed.notify_all()
+
+    def destroy(self, node: Node) -> None:
+        for subscription in self.subscriptions:
+            node.destroy_subscription(subscription)
+        for client in self.clients.values():
+            node.destroy_client(client)
+
+
+class FleetClient:
+    """Every suite under the namespace ``within``, followed from one node."""
+
+    def __init__(self, within: str = '/', timeout: float = 5.0,
+                 context: Optional[Context] = None) -> None:
+        """Follow the robots under ``within`` in ``context`` (else one of its own)."""
+        self.within = '/' + within.strip('/')
+        self.timeout = timeout
+        self._spinning = SpinningNode('robot_sm_fleet', '/', context)
+        self.context = self._spinning.context
+        self.node = self._spinning.node
+        self._changed = threading.Condition()
+        self._robots: Dict[str, _Robot] = {}
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop following the fleet."""
+        self._spinning.close()
+
+    def __enter__(self) -> 'FleetClient':
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- discovery ----------------------------------------------------------------------------
+
+    def robots(self) -> List[str]:
+        """Return the namespaces of the robots in the graph now, and follow any new one."""
+        found = robot_namespaces(self.node.get_node_names_and_namespaces(), self.within)
+        with self._lock:
+            for namespace in found:
+                if namespace not in self._robots:
+                    self._robots[namespace] = _Robot(self.node, namespace, self._changed)
+            for namespace in set(self._robots) - set(found):
+                self._robots.pop(namespace).destroy(self.node)
+        return found
+
+    def wait_for_robots(self, count: Optional[int] = None, timeout: Optional[float] = None,
+                        settle: float = SETTLE_TIME) -> List[str]:
+        """
+        Wait until ``count`` robots are found (None: until no new one comes for ``settle`` s).
+
+        Returns the robots found, which may be fewer than ``count`` after ``timeout`` (default:
+        the client's).
+        """
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        discovery = RobotSearch(count, settle, time.monotonic())
+        while True:
+            found = self.robots()
+            if discovery.done(found, time.monotonic()) or time.monotonic() >= deadline:
+                return found
+            time.sleep(0.02)
+
+    # ---- the view -----------------------------------------------------------------------------
+
+    def status(self, timeout: Optional[float] = None) -> List[RobotStatus]:
+        """
+        Return every robot's state, outcome, mode, e-stop, pose and waypoint progress.
+
+        Waits up to ``timeout`` (default: the client's) for a robot's state and mode and its
+        pose; what has not come by then is None (``pose_error`` says why).
+        """
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        robots = self._followed(self.robots())
+        with self._changed:
+            self._changed.wait_for(lambda: all(
+                robot.latest['state'] is not None and robot.latest['mode'] is not None
+                for robot in robots.values()), max(0.0, deadline - time.monotonic()))
+        poses = self._call_all(robots, ROBOT_POSE, GetRobotPose.Request, deadline)
+        shown = []
+        for namespace, robot in robots.items():
+            with self._changed:
+                latest = dict(robot.latest)
+            status = RobotStatus(namespace)
+            if latest['state'] is not None:
+                status.state = latest['state'].data
+            if latest['outcome'] is not None:
+                status.outcome = latest['outcome'].data
+            if latest['mode'] is not None:
+                status.mode = MODE_NAMES.get(latest['mode'].mode, str(latest['mode'].mode))
+                status.emergency_stop = bool(latest['mode'].emergency_stop)
+            if latest['waypoints'] is not None:
+                waypoints = latest['waypoints'].waypoints
+                status.waypoints = len(waypoints)
+                status.visited = sum(bool(w.visited) for w in waypoints)
+                status.unreachable = sum(bool(w.unreachable) for w in waypoints)
+            answer, problem = poses[namespace]
+            if answer is not None and answer.success:
+                p, q = answer.pose.position, answer.pose.orientation
+                status.pose = (p.x, p.y, yaw_from_quaternion(q.x, q.y, q.z, q.w))
+            else:
+                status.pose_error = problem if answer is None else str(answer.message)
+            shown.append(status)
+        return shown
+
+    # ---- the fleet-wide stop ------------------------------------------------------------------
+
+    def emergency_stop(self, engaged: bool, timeout: Optional[float] = None,
+                       expect: Optional[int] = None,
+                       settle: float = 0.0) -> List[Acknowledgement]:
+        """
+        Engage (true) or release (false) every robot's e-stop at once; return each answer.
+
+        Every robot known now is asked at once (``robot_sm/emergency_stop``), and a robot found
+        while waiting is asked as soon as it is found, until ``expect`` robots are found or, if
+        ``expect`` is None, none new comes for ``settle`` s (0: the robots known now only). A
+        robot has confirmed when its mux answered yes and its ``robot_sm/operation_mode`` shows
+        the e-stop as asked, within ``timeout`` (default: the client's). Releasing releases the
+        e-stop only: nothing moves until a mode is selected.
+        """
+        started = time.monotonic()
+        deadline = started + (self.timeout if timeout is None else timeout)
+        robots = self._followed(self.robots())
+        discovery = RobotSearch(expect, settle, started)
+        confirmed_at: Dict[str, float] = {}
+
+        def shows(robot: _Robot) -> bool:
+            mode = robot.latest['mode']
+            return mode is not None and bool(mode.emergency_stop) == engaged
+
+        def settled(answers: Dict[str, Any]) -> bool:
+            """Note who confirmed; return whether every robot confirmed or refused."""
+            now = time.monotonic()
+            for namespace, answer in answers.items():
+                if (namespace not in confirmed_at and answer is not None and answer.success
+                        and shows(robots[namespace])):
+                    confirmed_at[namespace] = now
+            return all(namespace in confirmed_at or (answer is not None and not answer.success)
+                       for namespace, answer in answers.items())
+
+        answers = self._call_all(robots, EMERGENCY_STOP, lambda: SetBool.Request(data=engaged),
+                                 deadline, settled, discovery)
+        acknowledgements = []
+        for namespace, robot in sorted(robots.items()):
+            answer, problem = answers[namespace]
+            with self._changed:
+                mode = robot.latest['mode']
+            shown = None if mode is None else bool(mode.emergency_stop)
+            if namespace in confirmed_at:
+                acknowledgements.append(Acknowledgement(
+                    namespace, True, True, str(answer.message), shown,
+                    confirmed_at[namespace] - started))
+            elif answer is None:
+                acknowledgements.append(Acknowledgement(namespace, False, None, problem, shown))
+            elif not answer.success:
+                acknowledgements.append(Acknowledgement(
+                    namespace, False, False, str(answer.message), shown))
+            else:
+                acknowledgements.append(Acknowledgement(
+                    namespace, False, True,
+                    'the mux said yes but its operation mode did not show the e-stop '
+                    f"{'engaged' if engaged else 'released'} within "
+                    f'{deadline - started:g} s', shown))
+        return acknowledgements
+
+    # ---- plumbing -----------------------------------------------------------------------------
+
+    def _followed(self, namespaces: List[str]) -> Dict[str, _Robot]:
+        with self._lock:
+            return {namespace: self._robots[namespace] for namespace in namespaces
+                    if namespace in self._robots}
+
+    def _call_all(self, robots: Dict[str, _Robot], service: str, request: Callable[[], Any],
+                  deadline: float,
+                  done: Optional[Callable[[Dict[str, Any]], bool]] = None,
+                  discovery: Optional[RobotSearch] = None) -> Dict[str, Tuple[Any, str]]:
+        """
+        Call ``service`` of every robot at once, each as soon as it is matched.
+
+        Robots found until ``discovery`` is done are added to ``robots`` and called too.
+        Returns per robot its answer and '', or None and why not. Waits until every robot
+        answered and ``done(answers)`` (if given; called under the lock on every change) holds,
+        or until ``deadline``.
+        """
+        began = time.monotonic()
+        futures: Dict[str, Any] = {}
+        answers: Dict[str, Any] = dict.fromkeys(robots)
+        discovering = discovery is not None and not discovery.done(robots, began)
+
+        def answered(namespace: str, future: Any) -> None:
+            with self._changed:
+                answers[namespace] = future.result()
+                self._changed.notify_all()
+
+        while True:
+            if discovering:
+                for namespace, robot in self._followed(self.robots()).items():
+                    if namespace not in robots:
+                        with self._changed:
+                            robots[namespace] = robot
+                            answers[namespace] = None
+                discovering = discovery is not None and not discovery.done(
+                    robots, time.monotonic())
+            for namespace, robot in robots.items():
+                client = robot.clients[service]
+                if namespace not in futures and client.service_is_ready():
+                    future = client.call_async(request())
+                    futures[namespace] = future
+                    future.add_done_callback(
+                        lambda future, namespace=namespace: answered(namespace, future))
+            with self._changed:
+                # done() is asked on every change: it may note when each robot got there.
+                agreed = done is None or done(dict(answers))
+                finished = agreed and not discovering and all(
+                    answer is not None for answer in answers.values())
+                remaining = deadline - time.monotonic()
+                if finished or remaining <= 0:
+                    break
+                # A robot not yet matched or found is looked at again soon; answers wake at once.
+                self._changed.wait(min(remaining, 0.005 if discovering or len(futures) < len(
+                    robots) else 0.05))
+        return self._results(robots, service, answers, futures, began)
+
+    def _results(self, robots: Dict[str, _Robot], service: str, answers: Dict[str, Any],
+                 futures: Dict[str, Any], began: float) -> Dict[str, Tuple[Any, str]]:
+        """Return per robot its answer and '', or None and why not (forgetting the request)."""
+        results: Dict[str, Tuple[Any, str]] = {}
+        for namespace, robot in robots.items():
+            with self._changed:
+                answer = answers[namespace]
+            name = topic_in(namespace, service)
+            if answer is not None:
+                results[namespace] = (answer, '')
+            elif namespace in futures:
+                robot.clients[service].remove_pending_request(futures[namespace])
+                results[namespace] = (None, f'service {name} did not answer within '
+                                            f'{time.monotonic() - began:.2g} s')
+            else:
+                results[namespace] = (None, f'service {name} is not available (waited '
+                                            f'{time.monotonic() - began:.2g} s)')
+        return results

@@ -1,0 +1,69 @@
+"""What the suite shows an operator: its status, its waypoints, the mux's mode, as plain values."""
+
+from dataclasses import dataclass, field
+from typing import List, NamedTuple, Optional, Tuple
+
+from robot_sm.planar import yaw_from_quaternion
+from robot_sm_msgs.msg import WaypointArray
+
+#: Waypoint following mode names.
+FOLLOWING_MODES = {'single': WaypointArray.SINGLE, 'roundtrip': WaypointArray.ROUNDTRIP,
+                   'patrol': WaypointArray.PATROL}
+
+FOLLOWING_MODE_NAMES = {value: name for name, value in FOLLOWING_MODES.items()}
+
+
+@dataclass
+class WaypointInfo:
+    """One waypoint as an operator sees it."""
+
+    index: int
+    waypoint_id: int
+    x: float
+    y: float
+    yaw: float
+    routine: str
+    visited: bool
+    unreachable: bool
+
+    @property
+    def status(self) -> str:
+        """Return pending, visited or unreachable."""
+        return 'unreachable' if self.unreachable else 'visited' if self.visited else 'pending'
+
+
+@dataclass
+class Status:
+    """What the suite is doing, from its latched topics and the robot pose service."""
+
+    state: Optional[str] = None
+    #: How the last activity ended ("E: Calculate Goal: exploration finished"), if known.
+    outcome: Optional[str] = None
+    mode: Optional[str] = None
+    emergency_stop: Optional[bool] = None
+    #: The mux's input that drives the base (``none`` when nothing does).
+    selected_input: Optional[str] = None
+    waypoints: List[WaypointInfo] = field(default_factory=list)
+    following_mode: Optional[str] = None
+    following_reverse: Optional[bool] = None
+    driving_reverse: Optional[bool] = None
+    pose: Optional[Tuple[float, float, float]] = None
+    pose_error: Optional[str] = None
+
+
+class ModeState(NamedTuple):
+    """The mux's operation mode as :meth:`SuiteClient.wait_for_mode` found it."""
+
+    mode: str
+    emergency_stop: bool
+
+
+def waypoint_infos(array: WaypointArray) -> List[WaypointInfo]:
+    """Return the waypoints of ``array`` as :class:`WaypointInfo` rows."""
+    infos = []
+    for index, waypoint in enumerate(array.waypoints):
+        p, q = waypoint.pose.position, waypoint.pose.orientation
+        infos.append(WaypointInfo(index, waypoint.id, p.x, p.y,
+                                  yaw_from_quaternion(q.x, q.y, q.z, q.w), waypoint.routine,
+                                  waypoint.visited, waypoint.unreachable))
+    return infos

@@ -1,0 +1,236 @@
+# PYTHON_ARGCOMPLETE_OK
+"""
+robot-sm: start a robot_sm suite, and operate a running one, from the command line.
+
+Shaped like a ros2cli command: one function per verb (:mod:`robot_sm.frontends.cli_verbs`), whose
+docstring is its help, registered in one table (:data:`VERBS`), from which ``robot-sm``,
+``ros2 robot_sm`` (the ros2cli.command entry point, :class:`Ros2Command`) and argcomplete's
+completion are all built. Each verb is a thin front-end over :mod:`robot_sm.client` (``up`` over
+:func:`robot_sm.bringup.up.run_up`). Exit codes: 0 when the suite did what was asked (``up``: when
+stopped by SIGINT or SIGTERM), 1 when it answered ``success=false`` (its message is printed), 2 on
+a usage error, a world or parameter file ``up`` cannot use, or when the suite did not answer
+within ``--timeout``.
+"""
+
+import argparse
+import dataclasses
+import inspect
+import json
+import sys
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+
+from robot_sm.frontends import cli_arguments as arguments, cli_verbs as verbs
+from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
+
+
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    """
+    A verb: the function that does it, whose docstring is its help, and the arguments it takes.
+
+    A suite verb's function asks the suite (``function(suite, args)``, a
+    :class:`robot_sm.client.SuiteClient`) and returns its :class:`~robot_sm.client.Result`, which
+    is printed; the exit code is 1 when the suite refused. Any other verb's function is
+    ``function(args, emit)`` and returns the exit code.
+    """
+
+    function: Callable[..., Any]
+    arguments: Sequence[Callable[[argparse.ArgumentParser], None]] = ()
+    asks_suite: bool = True
+
+    def main(self, args: argparse.Namespace, emit: Emit) -> int:
+        """Do what the verb does; return the exit code."""
+        if not self.asks_suite:
+            return int(self.function(args, emit))
+        with verbs.suite_of(args) as suite:
+            result = self.function(suite, args)
+        emit(result, result.message)
+        return EXIT_OK if result.success else EXIT_REFUSED
+
+
+#: Every verb, by the words that name it, in the order ``--help`` lists them.
+VERBS: Dict[str, Verb] = {
+    'up': Verb(verbs.up, [arguments.up_options], asks_suite=False),
+    'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False),
+    'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False),
+    'cycle': Verb(verbs.cycle, asks_suite=False),
+    'fleet': Verb(verbs.fleet, [arguments.watch_option, arguments.expect_option],
+                  asks_suite=False),
+    'fleet estop': Verb(verbs.fleet_estop, [arguments.on_off, arguments.expect_option],
+                        asks_suite=False),
+    'estop': Verb(verbs.estop, [arguments.on_off]),
+    'mode': Verb(verbs.mode, [arguments.mode_name]),
+    'waypoint add': Verb(verbs.waypoint_add, [arguments.pose, arguments.routine_and_insertion]),
+    'waypoint here': Verb(verbs.waypoint_here, [arguments.routine_and_insertion]),
+    'waypoint list': Verb(verbs.waypoint_list, asks_suite=False),
+    'waypoint move': Verb(verbs.waypoint_move, [arguments.position, arguments.pose]),
+    'waypoint remove': Verb(verbs.waypoint_remove, [arguments.position]),
+    'waypoint routine': Verb(verbs.waypoint_routine, [arguments.position, arguments.routine_name]),
+    'waypoint routines': Verb(verbs.waypoint_routines),
+    'waypoint reset': Verb(verbs.waypoint_reset),
+    'follow start': Verb(verbs.follow_start, [arguments.follow_options]),
+    'follow stop': Verb(verbs.follow_stop),
+    'explore start': Verb(verbs.explore_start, [arguments.explore_options]),
+    'explore stop': Verb(verbs.explore_stop),
+    'goal send': Verb(verbs.goal_send, [arguments.pose, arguments.goal_frame]),
+    'goal cancel': Verb(verbs.goal_cancel),
+    'reverse': Verb(verbs.reverse, [arguments.on_off]),
+    'plugins': Verb(verbs.plugins, asks_suite=False),
+    'record': Verb(verbs.record, [arguments.record_options], asks_suite=False),
+}
+#: Help of the commands that group verbs.
+GROUPS = {'waypoint': 'edit the waypoint list', 'follow': 'start or stop waypoint following',
+          'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel'}
+#: The verb a group's first word stands for when it is not one of the group's verbs.
+DEFAULT_VERBS = {'goal': 'send'}
+
+
+class _VerbsWithDefault(Mapping[str, argparse.ArgumentParser]):
+    """A group's verbs where any other first word is let through, to start the default verb."""
+
+    def __init__(self, parsers: Dict[str, argparse.ArgumentParser]) -> None:
+        self._parsers = parsers
+
+    def __contains__(self, word: object) -> bool:
+        return True
+
+    def __getitem__(self, word: str) -> argparse.ArgumentParser:
+        return self._parsers[word]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parsers)
+
+    def __len__(self) -> int:
+        return len(self._parsers)
+
+
+class _DefaultVerbAction(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Subcommands where a first word that is not a verb starts the default verb."""
+
+    default_verb = ''
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: Optional[str] = None) -> None:
+        if values and values[0] not in self._name_parser_map:
+            values = [self.default_verb, *values]
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _help(verb: Verb) -> str:
+    """Return the first line of a verb's docstring, as argparse's help of it."""
+    summary = (inspect.getdoc(verb.function) or '').splitlines()[0]
+    return summary[0].lower() + summary[1:].rstrip('.')
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options and every verb of :data:`VERBS` to ``parser`` (robot-sm's, or ros2's)."""
+    parser.add_argument('--namespace', '-n', default='',
+                        help='namespace the suite runs in (default: the root)')
+    parser.add_argument('--timeout', '-t', type=arguments.finite, default=5.0,
+                        help='seconds to wait for the suite to answer (default 5)')
+    parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
+    commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
+    groups: Dict[str, Any] = {}
+    verb_parsers: Dict[str, argparse.ArgumentParser] = {}
+    for words, verb in VERBS.items():
+        command, _, name = words.partition(' ')
+        if not name:
+            subparsers = commands
+            name = command
+        elif command in groups:
+            subparsers = groups[command]
+        elif command in verb_parsers:  # a verb with verbs of its own: fleet, fleet estop
+            subparsers = groups[command] = verb_parsers[command].add_subparsers(
+                dest='verb', metavar='VERB', required=False)
+        else:
+            group = commands.add_parser(command, help=GROUPS[command])
+            default = DEFAULT_VERBS.get(command)
+            if default:
+                group.register('action', 'parsers', _DefaultVerbAction)
+            subparsers = groups[command] = group.add_subparsers(
+                dest='verb', metavar='VERB', required=True)
+            if default:
+                subparsers.default_verb = default
+                subparsers.choices = _VerbsWithDefault(subparsers._name_parser_map)
+        verb_parser = subparsers.add_parser(name, help=_help(verb),
+                                            description=inspect.getdoc(verb.function))
+        for add in verb.arguments:
+            add(verb_parser)
+        verb_parser.set_defaults(run_verb=verb)
+        verb_parsers[words] = verb_parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every verb."""
+    parser = argparse.ArgumentParser(
+        prog='robot-sm', description='Operate a running robot_sm suite.',
+        epilog='Exit codes: 0 done, 1 refused by the suite, 2 usage error or suite unreachable.')
+    add_arguments(parser)
+    return parser
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {key: _jsonable(item) for key, item in dataclasses.asdict(value).items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    return value
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the robot-sm command; return its exit code."""
+    parser = build_parser()
+    try:
+        import argcomplete
+        argcomplete.autocomplete(parser)
+    except ImportError:
+        pass
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return EXIT_UNAVAILABLE if exit_.code else EXIT_OK
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the verb ``args`` name; return its exit code."""
+
+    def emit(data: Any, text: str) -> None:
+        print(json.dumps(_jsonable(data), indent=2) if args.json else text)
+
+    from robot_sm.client import SuiteUnavailable
+    try:
+        return args.run_verb.main(args, emit)
+    except SuiteUnavailable as error:
+        print(f'robot-sm: {error}', file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def entry_point() -> None:
+    """Console script entry point."""
+    sys.exit(main())
+
+
+class Ros2Command:
+    """Operate a running robot_sm suite (robot-sm as a ros2 command)."""
+
+    # ros2cli loads this class from the ros2cli.command entry point and calls it like its own
+    # CommandExtension; nothing here imports ros2cli, so the package works without it.
+    NAME = 'robot_sm'
+    EXTENSION_POINT_VERSION = '0.1'
+
+    def add_arguments(self, parser: argparse.ArgumentParser, cli_name: str, *,
+                      argv: Optional[List[str]] = None) -> None:
+        add_arguments(parser)
+
+    def main(self, *, parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+        """Run the verb; return robot-sm's exit code."""
+        return run(args)
+
+
+if __name__ == '__main__':
+    entry_point()

@@ -1,0 +1,115 @@
+"""
+The arguments of ``robot-sm``'s verbs: one function per kind, adding it to a verb's parser.
+
+The table of verbs (:data:`robot_sm.frontends.cli.VERBS`) names, for each verb, the functions
+here that add its arguments.
+"""
+
+import argparse
+import math
+import pathlib
+from typing import Any, Iterable
+
+
+def finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f'{text} is not a finite number')
+    return value
+
+
+def complete_worlds(**_: Any) -> Iterable[str]:
+    """Complete --world with the shipped worlds (argcomplete calls this)."""
+    from robot_sm.bringup.resources import shipped_worlds
+    return shipped_worlds()
+
+
+def on_off(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('action', choices=['on', 'off'])
+
+
+def pose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('x', type=finite)
+    parser.add_argument('y', type=finite)
+    parser.add_argument('yaw', type=finite, nargs='?', default=0.0)
+
+
+def position(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('position', type=int)
+
+
+def routine_and_insertion(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--routine', '-r', default='', help='routine to run on arrival')
+    parser.add_argument('--at', type=int, default=-1, metavar='POS',
+                        help='insert before this index (default: append)')
+
+
+def watch_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--watch', '-w', action='store_true', help='refresh every second')
+
+
+def expect_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--expect', type=int, metavar='N',
+                        help='wait until N robots are found (within --timeout); fewer is an '
+                             'error')
+
+
+def mode_name(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('mode', choices=['autonomy', 'teleop', 'stopped'])
+
+
+def routine_name(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('routine')
+
+
+def goal_frame(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--frame', default='map', help='frame of the goal (default map)')
+
+
+def up_options(parser: argparse.ArgumentParser) -> None:
+    from robot_sm.bringup.resources import shipped_worlds
+    parser.add_argument('--sim', action='store_true',
+                        help='also run base_controller and robot_sim, the simulated robot')
+    world = parser.add_argument('--world', metavar='NAME',
+                                help='world of the simulation (needs --sim): '
+                                     f"{', '.join(shipped_worlds())} or a map YAML file")
+    setattr(world, 'completer', complete_worlds)
+    parser.add_argument('--params', nargs='+', action='extend', default=[], metavar='FILE',
+                        type=pathlib.Path, help='ROS parameter files, loaded last, in order')
+    parser.add_argument('--teleop', action='store_true', help='also run teleop_retargeting')
+    parser.add_argument('--remote', action='store_true',
+                        help='operator station on another computer: load config/remote.yaml (the '
+                             'robot stops when the operator heartbeat is lost)')
+    parser.add_argument('--robots', type=int, metavar='N',
+                        help='simulate a fleet (needs --sim): N suites in NAMESPACE/robot1 ... '
+                             'robotN and one robot_sim for all of them')
+    parser.add_argument('--discovery-server', default='', metavar='HOST:PORT',
+                        help='be a client of this Fast DDS discovery server (sets '
+                             'ROS_DISCOVERY_SERVER; start one with: fastdds discovery -i 0)')
+    # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
+    parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
+
+
+def connect_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--rate', type=finite, metavar='HZ',
+                        help='heartbeats per second (default 10)')
+
+
+def record_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--output', '-o', type=pathlib.Path, metavar='FILE',
+                        help='MCAP file to write (default: robot_sm_<UTC time>.mcap)')
+    parser.add_argument('--topic', action='append', default=[], metavar='TOPIC',
+                        help='record only these topics (relative to the namespace; repeatable)')
+    parser.add_argument('--duration', type=finite, metavar='S', help='stop after S seconds')
+
+
+def follow_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--mode', '-m', choices=['single', 'roundtrip', 'patrol'])
+    parser.add_argument('--reverse', action='store_true', help='highest index first')
+
+
+def explore_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--interrupt', action='store_true', default=None,
+                        help='abandon a goal as soon as it is no longer a frontier')
+    parser.add_argument('--finish', dest='interrupt', action='store_false',
+                        help='always finish the current goal (default)')

@@ -1,0 +1,265 @@
+"""
+What each verb of ``robot-sm`` does: one function per verb, whose docstring is its help.
+
+The table that names them is :data:`robot_sm.frontends.cli.VERBS`. A suite verb
+``verb(suite, args)`` asks the running suite through a :class:`robot_sm.client.SuiteClient` and
+returns its :class:`~robot_sm.client.Result`; any other verb ``verb(args, emit)`` prints through
+``emit`` (as :mod:`~robot_sm.frontends.cli_output` formats it) and returns the exit code. The
+arguments each verb takes are added by :mod:`~robot_sm.frontends.cli_arguments`.
+"""
+
+import argparse
+import sys
+import time
+from typing import Any, Callable, Dict, List
+
+from robot_sm.frontends.cli_output import (
+    format_acknowledgements,
+    format_fleet,
+    format_status,
+    format_waypoints,
+)
+
+EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE = 0, 1, 2
+
+#: Prints a verb's answer: the data as JSON with ``--json``, else the text.
+Emit = Callable[[Any, str], None]
+
+
+def suite_of(args: argparse.Namespace) -> Any:
+    """Return a client of the suite in ``--namespace`` (a context manager)."""
+    from robot_sm.client import SuiteClient
+    return SuiteClient(namespace=args.namespace, timeout=args.timeout)
+
+
+def up(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Run the suite in this process until Ctrl-C.
+
+    Run the suite (and the simulation, and teleop) in this process until SIGINT or SIGTERM, for
+    machines without ros2 launch. Loads config/robot_sm.yaml (and config/sim.yaml with --sim),
+    then --params. With --robots N, a simulated fleet: one simulation, and each robot's suite in
+    a process of its own.
+    """
+    from robot_sm.bringup.up import run_up
+    return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote,
+                  args.robots, args.discovery_server, args.fleet_robot)
+
+
+def connect(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Be the operator until Ctrl-C: publish the heartbeat, show whether the robot hears it.
+
+    Publish the operator heartbeat (robot_sm/operator_heartbeat) and show the suite's status
+    and whether the robot hears the heartbeat, until Ctrl-C; with config/remote.yaml on the robot,
+    closing it stops the robot.
+    """
+    from robot_sm.frontends.connect import connect as run_connect
+    return run_connect(args.namespace, args.rate, args.json)
+
+
+def status(args: argparse.Namespace, emit: Emit) -> int:
+    """Show state, mode, e-stop, the input that drives, waypoints and pose."""
+    with suite_of(args) as suite:
+        while True:
+            shown = suite.status()
+            if not args.watch:
+                emit(shown, format_status(shown))
+                return EXIT_OK
+            sys.stdout.write('\x1b[2J\x1b[H' + format_status(shown) + '\n')
+            sys.stdout.flush()
+            time.sleep(1.0)
+
+
+def cycle(args: argparse.Namespace, emit: Emit) -> int:
+    """Show the operating cycle: each role's state, outcomes and interrupts."""
+    from robot_sm.statemachine.cycle import table
+    with suite_of(args) as suite:
+        document = suite.cycle()
+    emit(document, table(document))
+    return EXIT_OK
+
+
+def fleet(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    List every robot (suite) under --namespace: state, mode, e-stop, pose, waypoints.
+
+    List every robot_sm suite found on the ROS domain under --namespace (default: all), by
+    namespace, with its state, mode, e-stop, pose and waypoint progress. The list is shown
+    once --expect robots are found, or else once no new robot has come for 3 s (--watch: at
+    once, and robots come and go as they are found and leave).
+    """
+    from robot_sm.client.fleet import FleetClient
+    with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
+        while args.watch:
+            # A robot that stopped answering holds a refresh up to a second, not --timeout.
+            shown = client.status(timeout=min(args.timeout, 1.0))
+            sys.stdout.write('\x1b[2J\x1b[H' + (format_fleet(shown) if shown else
+                             f'no robot_sm suite found under {client.within} yet') + '\n')
+            sys.stdout.flush()
+            time.sleep(1.0)
+        found = client.wait_for_robots(args.expect)
+        if not found:
+            return _no_robots(client.within, args.timeout)
+        shown = client.status()
+    emit(shown, format_fleet(shown))
+    if args.expect is not None and len(found) < args.expect:
+        print(f'robot-sm: expected {args.expect} robots, found {len(found)}', file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    return EXIT_OK
+
+
+def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Engage or release every robot's e-stop at once; show each robot's answer.
+
+    Engage (on) or release (off) the e-stop of every robot found under --namespace, each as
+    soon as it is found (until --expect robots are found, or none new comes for 3 s), and show
+    each robot's acknowledgement: its mux's answer and its operation mode showing the e-stop.
+    Exits 1 naming every robot that did not confirm within --timeout (and when fewer robots
+    than --expect were found). Releasing releases the e-stop only: nothing moves until a mode
+    is selected.
+    """
+    from robot_sm.client.fleet import FleetClient, SETTLE_TIME
+    engaged = args.action == 'on'
+    with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
+        acknowledgements = client.emergency_stop(engaged, expect=args.expect,
+                                                 settle=SETTLE_TIME)
+        if not acknowledgements:
+            return _no_robots(client.within, args.timeout)
+    emit(acknowledgements, format_acknowledgements(acknowledgements, engaged))
+    code = EXIT_OK
+    not_confirmed = [a.namespace for a in acknowledgements if not a.confirmed]
+    if not_confirmed:
+        print(f"robot-sm: not confirmed: {', '.join(not_confirmed)}", file=sys.stderr)
+        code = EXIT_REFUSED
+    if args.expect is not None and len(acknowledgements) < args.expect:
+        print(f'robot-sm: expected {args.expect} robots, found {len(acknowledgements)}',
+              file=sys.stderr)
+        code = EXIT_REFUSED
+    return code
+
+
+def _no_robots(within: str, timeout: float) -> int:
+    print(f'robot-sm: no robot_sm suite found under {within} within {timeout:g} s',
+          file=sys.stderr)
+    return EXIT_UNAVAILABLE
+
+
+def estop(suite: Any, args: argparse.Namespace) -> Any:
+    """Engage or release the software e-stop."""
+    return suite.set_emergency_stop(args.action == 'on')
+
+
+def mode(suite: Any, args: argparse.Namespace) -> Any:
+    """Select the operation mode."""
+    return suite.set_mode(args.mode)
+
+
+def waypoint_add(suite: Any, args: argparse.Namespace) -> Any:
+    """Add a waypoint at X Y [YAW]."""
+    return suite.add_waypoint(args.x, args.y, args.yaw, args.routine, args.at)
+
+
+def waypoint_here(suite: Any, args: argparse.Namespace) -> Any:
+    """Add a waypoint at the robot's pose."""
+    return suite.add_waypoint_here(args.routine, args.at)
+
+
+def waypoint_list(args: argparse.Namespace, emit: Emit) -> int:
+    """List the waypoints."""
+    with suite_of(args) as suite:
+        result = suite.waypoints()
+    if not result.success:
+        emit(result, result.message)
+        return EXIT_REFUSED
+    emit(result.data, f"{result.message}\n{format_waypoints(result.data['waypoints'])}")
+    return EXIT_OK
+
+
+def waypoint_move(suite: Any, args: argparse.Namespace) -> Any:
+    """Move waypoint POS to X Y [YAW]."""
+    return suite.move_waypoint(args.position, args.x, args.y, args.yaw)
+
+
+def waypoint_remove(suite: Any, args: argparse.Namespace) -> Any:
+    """Remove waypoint POS."""
+    return suite.remove_waypoint(args.position)
+
+
+def waypoint_routine(suite: Any, args: argparse.Namespace) -> Any:
+    """Set waypoint POS's routine ('' for none)."""
+    return suite.set_routine(args.position, args.routine)
+
+
+def waypoint_routines(suite: Any, args: argparse.Namespace) -> Any:
+    """List the routines waypoints can name."""
+    return suite.routines()
+
+
+def waypoint_reset(suite: Any, args: argparse.Namespace) -> Any:
+    """Mark every waypoint pending again."""
+    return suite.reset_waypoints()
+
+
+def follow_start(suite: Any, args: argparse.Namespace) -> Any:
+    """Start waypoint following, with --mode and --reverse set first."""
+    return suite.start_waypoint_following(args.mode, args.reverse)
+
+
+def follow_stop(suite: Any, args: argparse.Namespace) -> Any:
+    """Stop waypoint following."""
+    return suite.stop_waypoint_following()
+
+
+def explore_start(suite: Any, args: argparse.Namespace) -> Any:
+    """Start exploration, with --interrupt or --finish set first."""
+    return suite.start_exploration(args.interrupt)
+
+
+def explore_stop(suite: Any, args: argparse.Namespace) -> Any:
+    """Stop exploration."""
+    return suite.stop_exploration()
+
+
+def goal_send(suite: Any, args: argparse.Namespace) -> Any:
+    """Drive to X Y [YAW]; 'send' may be left out (robot-sm goal X Y)."""
+    return suite.send_goal(args.x, args.y, args.yaw, args.frame)
+
+
+def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:
+    """Stop a running simple goal."""
+    return suite.cancel_goal()
+
+
+def reverse(suite: Any, args: argparse.Namespace) -> Any:
+    """Drive backwards (on) or forwards (off)."""
+    return suite.set_reverse(args.action == 'on')
+
+
+def plugins(args: argparse.Namespace, emit: Emit) -> int:
+    """List the installed plugin states and routines."""
+    found = list_plugins()
+    emit(found, '\n'.join(f"{p['name']:<24} {p['kind']:<8} {p['target']}" for p in found)
+         or 'no plugins installed')
+    return EXIT_OK
+
+
+def record(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Record the suite's topics to an MCAP file until Ctrl-C.
+
+    Record the suite's topics in --namespace (as they appear) to an MCAP file that ros2 bag play
+    and Foxglove open, until Ctrl-C or --duration.
+    """
+    from robot_sm.nodes.topic_recorder import record as record_topics
+    return record_topics(args.namespace, args.output, args.topic, args.duration)
+
+
+def list_plugins() -> List[Dict[str, str]]:
+    """Return the installed plugin states without instantiating them."""
+    from robot_sm.statemachine.constants import ROUTINE_SUFFIX
+    from robot_sm.statemachine.registry import installed_plugins
+    return [{'name': name, 'target': target,
+             'kind': 'routine' if name.endswith(ROUTINE_SUFFIX) else 'state'}
+            for name, target in sorted(installed_plugins().items())]
