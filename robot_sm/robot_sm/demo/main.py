@@ -37,7 +37,8 @@ Echo = Callable[[str], None]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip())
+    parser = argparse.ArgumentParser(prog='python -m robot_sm.demo',
+                                     description=__doc__.split('\n\n')[0].strip())
     parser.add_argument('--output', type=pathlib.Path, default=pathlib.Path('demo-output'),
                         help='folder for the PNG (default: demo-output)')
     parser.add_argument('--skip-exploration', action='store_true',
