@@ -7,7 +7,10 @@ Quality-of-service profiles chosen for the suite's topics.
   the newest, keeps them all (``STATE_CHANGES``).
 - Velocity commands are published reliably with depth 1 (only the newest command matters) and
   subscribed best-effort, which accepts both reliable and best-effort publishers.
-- Sensor-like streams (controller poses, joystick) use the sensor-data profile.
+- Sensor-like streams use the sensor-data profile. A controller's samples (XR poses and buttons)
+  are kept deeper (``CONTROLLER_SAMPLES``): a teleop node that falls behind reads every sample of
+  a late burst, so that a gap in their stamps means the controller stopped, not that a short
+  queue overwrote them.
 - Heartbeats are best effort with depth 1 and volatile: a lost beat is covered by the next, and
   a beat is never replayed to a late subscriber (it would make a dead sender look alive).
 - Services (servers and clients) keep every request and answer (``SERVICES``). rmw's default
@@ -64,8 +67,17 @@ EVENTS = QoSProfile(
     durability=DurabilityPolicy.VOLATILE,
 )
 
-#: Sensor-like streams (controller poses, joystick): best effort, newest first.
+#: Sensor-like streams: best effort, newest first.
 SENSOR = qos_profile_sensor_data
+
+#: A controller's samples (XR poses, buttons): best effort, and deep enough to hold every sample
+#: of half a second at 120 Hz, the longest a stream may be late before teleop stops.
+CONTROLLER_SAMPLES = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=64,
+    reliability=ReliabilityPolicy.BEST_EFFORT,
+    durability=DurabilityPolicy.VOLATILE,
+)
 
 #: Liveness heartbeats: best effort, only the newest, never replayed.
 HEARTBEAT = QoSProfile(
@@ -83,5 +95,5 @@ SERVICES = QoSProfile(
     durability=DurabilityPolicy.VOLATILE,
 )
 
-__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'EVENTS', 'HEARTBEAT', 'SENSOR', 'SERVICES', 'STATE',
-           'STATE_CHANGES']
+__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'CONTROLLER_SAMPLES', 'EVENTS', 'HEARTBEAT', 'SENSOR',
+           'SERVICES', 'STATE', 'STATE_CHANGES']

@@ -251,8 +251,8 @@ def run_arm(files: List[pathlib.Path], echo: Callable[[str], None], output: path
     if states[:len(EXPECTED_STATES)] != list(EXPECTED_STATES):
         raise ArmPhaseFailure(
             f"teleop went through {', '.join(states)}; the session's buttons give "
-            f"{', '.join(EXPECTED_STATES)} (a controller silent for input_timeout stops teleop: "
-            'is the machine overloaded?)')
+            f"{', '.join(EXPECTED_STATES)} (a controller silent for input_timeout + "
+            'input_tolerance stops teleop: is the machine overloaded?)')
     return run
 
 
