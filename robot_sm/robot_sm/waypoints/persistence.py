@@ -178,8 +178,8 @@ class WaypointFile(KeptFile):
         """
         reading = self.read(now, lambda text: from_document(yaml.load(text, Loader=_LOADER)),
                             'a waypoint list', FileFormatError)
-        return LoadResult(reading.content or WaypointList(), reading.problem,
-                          str(reading.moved_to or ''))
+        waypoints = WaypointList() if reading.content is None else reading.content
+        return LoadResult(waypoints, reading.problem, str(reading.moved_to or ''))
 
     def save(self, waypoints: WaypointList) -> None:
         """
