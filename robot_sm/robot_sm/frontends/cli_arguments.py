@@ -95,6 +95,24 @@ def connect_options(parser: argparse.ArgumentParser) -> None:
                         help='heartbeats per second (default 10)')
 
 
+def web_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--host', default='127.0.0.1',
+                        help='address to listen on (default 127.0.0.1: this machine only; '
+                             '0.0.0.0 for the network, with --certfile and --keyfile)')
+    parser.add_argument('--port', type=int, default=8080, help='port (default 8080; 0: any)')
+    parser.add_argument('--token-file', type=pathlib.Path, metavar='FILE',
+                        help='read the operator token from FILE (only its owner may read it; '
+                             'default: make a random one and print its URL)')
+    parser.add_argument('--read-only', action='store_true',
+                        help='also make a read-only token (watch, no controls)')
+    parser.add_argument('--read-only-token-file', type=pathlib.Path, metavar='FILE',
+                        help='read the read-only token from FILE')
+    parser.add_argument('--certfile', type=pathlib.Path, metavar='PEM',
+                        help='serve HTTPS with this certificate (chain), with --keyfile')
+    parser.add_argument('--keyfile', type=pathlib.Path, metavar='PEM',
+                        help='private key of --certfile')
+
+
 def record_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--output', '-o', type=pathlib.Path, metavar='FILE',
                         help='MCAP file to write (default: robot_sm_<UTC time>.mcap)')

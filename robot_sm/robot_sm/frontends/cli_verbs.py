@@ -58,6 +58,20 @@ def connect(args: argparse.Namespace, emit: Emit) -> int:
     return run_connect(args.namespace, args.rate, args.json)
 
 
+def web(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Serve the web operator console (a page for a phone or a laptop) until Ctrl-C.
+
+    Serve the operator console of the suite in --namespace: the page shows the state, mode,
+    e-stop, the map with the robot, its path and the waypoints, and operates the suite (a
+    Software Stop always on screen). Binds 127.0.0.1 unless --host says otherwise; every request
+    needs the access token, printed as a URL at start (or read from --token-file). While a page
+    is open it is the operator heartbeat.
+    """
+    from robot_sm.frontends.web.main import run_web
+    return run_web(args)
+
+
 def status(args: argparse.Namespace, emit: Emit) -> int:
     """Show state, mode, e-stop, the input that drives, waypoints and pose."""
     with suite_of(args) as suite:
