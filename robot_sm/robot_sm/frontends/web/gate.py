@@ -20,6 +20,8 @@ from robot_sm.frontends.web.tokens import AccessTokens, FailedAttempts, Role, Se
 
 LOG = logging.getLogger('robot_sm.web')
 COOKIE = 'robot_sm_session'
+#: Where a request admitted carries the role its credential grants.
+ROLE = web.RequestKey('role', Role)
 #: Paths open without a credential: the login itself.
 PUBLIC_PATHS = frozenset({'/login'})
 #: A Host header that may be written into the policy (host name or address, and port).
@@ -87,7 +89,7 @@ class Gate:
             self.refused(request, 'wrong token at login')
             return login_page(request, 'That token is not valid.')
         LOG.info('login of %s as %s', request.remote, role.value)
-        response = web.HTTPSeeOther('/')
+        response = web.Response(status=303, headers={'Location': '/'})
         response.set_cookie(COOKIE, self.sessions.open(role), httponly=True, samesite='Strict',
                             secure=self.tls, path='/')
         return response
@@ -121,10 +123,12 @@ class Gate:
             return login_page(request, '')
         if request.method != 'GET' or request.headers.get('Upgrade', '').lower() == 'websocket':
             if not same_origin(request):
-                self.refused(request, f"foreign Origin {request.headers.get('Origin')!r}")
+                LOG.warning('refused %s %s from %s: from another site (Origin %r)',
+                            request.method, request.path, request.remote,
+                            request.headers.get('Origin'))
                 return web.Response(status=403, text='403: requests from other sites are '
                                                      'refused\n')
-        request['role'] = role
+        request[ROLE] = role
         return await handler(request)
 
 

@@ -28,7 +28,7 @@ from typing import Any, Dict, Optional, Tuple
 from aiohttp import web
 from rclpy.context import Context
 from robot_sm.frontends.web.console import Console
-from robot_sm.frontends.web.gate import Gate, login_page
+from robot_sm.frontends.web.gate import Gate, login_page, ROLE
 from robot_sm.frontends.web.protocol import Call, ProtocolError, text
 from robot_sm.frontends.web.session import PageSession
 from robot_sm.frontends.web.tokens import Role
@@ -130,7 +130,7 @@ class WebServer:
 
     async def _session(self, request: web.Request) -> web.Response:
         assert self.console is not None
-        return web.json_response({'role': request['role'].value,
+        return web.json_response({'role': request[ROLE].value,
                                   'namespace': self.console.default})
 
     def _namespace(self, asked: Optional[str]) -> str:
@@ -150,7 +150,7 @@ class WebServer:
         self._pages.add(ws)
         try:
             channel = await self.console.join(self._namespace(request.query.get('robot')))
-            await PageSession(ws, self.console, request['role'], request.remote or '?',
+            await PageSession(ws, self.console, request[ROLE], request.remote or '?',
                               channel).run()
         finally:
             self._pages.discard(ws)
@@ -158,7 +158,7 @@ class WebServer:
 
     async def _stop(self, request: web.Request) -> web.Response:
         assert self.console is not None
-        if request['role'] is not Role.OPERATOR:
+        if request[ROLE] is not Role.OPERATOR:
             return web.json_response({'success': False, 'message': 'read-only: this page may '
                                       'watch, not operate'}, status=403)
         try:
