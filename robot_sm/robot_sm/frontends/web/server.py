@@ -20,6 +20,7 @@ Request bodies are limited to :data:`MAX_BODY` bytes and WebSocket messages to
 
 import asyncio
 import json
+import logging
 import pathlib
 import ssl
 import threading
@@ -33,6 +34,7 @@ from robot_sm.frontends.web.protocol import Call, ProtocolError, text
 from robot_sm.frontends.web.session import PageSession
 from robot_sm.frontends.web.tokens import Role
 
+LOG = logging.getLogger('robot_sm.web')
 STATIC = pathlib.Path(__file__).resolve().parent / 'static'
 CONTENT_TYPES = {'.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript',
                  '.png': 'image/png', '.svg': 'image/svg+xml'}
@@ -55,6 +57,17 @@ def static_files() -> Dict[str, Tuple[bytes, str]]:
     return files
 
 
+async def watch_loop(period: float = 0.1, late: float = 0.3) -> None:
+    """Log whenever the event loop was held up (pages would see the link as silent)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(period)
+        held = loop.time() - before - period
+        if held > late:
+            LOG.warning('the event loop was held up for %.2f s', held)
+
+
 class WebServer:
     """The console's server on the event loop it is started on."""
 
@@ -72,6 +85,7 @@ class WebServer:
         self._runner: Optional[web.AppRunner] = None
         self._files = static_files()
         self._pages: set = set()
+        self._watchdog: Optional['asyncio.Future[None]'] = None
 
     @property
     def url(self) -> str:
@@ -100,9 +114,12 @@ class WebServer:
         server = getattr(site, '_server', None)
         if server is not None and server.sockets:
             self.port = server.sockets[0].getsockname()[1]
+        self._watchdog = asyncio.ensure_future(watch_loop())
 
     async def stop(self) -> None:
         """Close every page, stop listening, stop following the robots."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         for ws in list(self._pages):
             await ws.close()
         if self._runner is not None:

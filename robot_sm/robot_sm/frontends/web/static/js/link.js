@@ -9,6 +9,9 @@
 
 const PING_MS = 100;
 const SILENCE_MS = 700;
+// A tick this late means the page itself was held up (a busy or sleeping tab): what arrived
+// meanwhile is still queued behind the tick, so the silence is measured from now on.
+const STALLED_MS = 300;
 const CALL_TIMEOUT_MS = 15000;
 const RETRY_MS = [250, 500, 1000, 2000];
 
@@ -22,6 +25,7 @@ export class Link {
     this.callId = 0;
     this.pending = new Map();
     this.lastHeard = 0;
+    this.lastTick = 0;
     this.retries = 0;
     this.retryAt = 0;
     this.handlers = { update: [], map: [], state: [], hello: [], robot: [] };
@@ -100,6 +104,10 @@ export class Link {
 
   tick() {
     const now = performance.now();
+    if (now - this.lastTick > STALLED_MS) {
+      this.lastHeard = Math.max(this.lastHeard, now - PING_MS);
+    }
+    this.lastTick = now;
     if (this.open) {
       this.ping();
       if (now - this.lastHeard > SILENCE_MS) {
