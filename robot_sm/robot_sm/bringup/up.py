@@ -18,6 +18,7 @@ from robot_sm.bringup.suite_nodes import (
     SIMULATOR,
     SUITE,
     TELEOP,
+    web_console_arguments,
 )
 from robot_sm.bringup.suite_process import SuiteProcess
 
@@ -29,7 +30,7 @@ FLEET_STOP_TIMEOUT = 10.0
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
            namespace: str = '', teleop: bool = False, remote: bool = False,
            robots: Optional[int] = None, discovery_server: str = '',
-           fleet_robot: bool = False) -> int:
+           fleet_robot: bool = False, web_port: Optional[int] = None) -> int:
     """
     Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
 
@@ -39,13 +40,17 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
     base_controller in ``namespace/robot1`` ... ``robotN``, each in a process of its own (as
     on a robot of its own: its own DDS participant, its own share of the cores), started as
     ``robot-sm up --sim`` with ``fleet_robot``. With ``discovery_server`` (``HOST:PORT``) every
-    node is a client of that Fast DDS discovery server. Returns 0
+    node is a client of that Fast DDS discovery server. With ``web_port`` the web operator
+    console serves the suite (the first robot of a fleet) on that port, from a process of its
+    own (``robot-sm web``), so that the page's load never holds up the nodes. Returns 0
     when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
     file or a parameter cannot be used, 1 when a node (or a robot's process) stops on an error
     while running.
     """
     from robot_sm.parameters import ConfigurationError
     problem = _problem(sim, world, robots, teleop, discovery_server)
+    if web_port is not None and not 0 <= web_port <= 65535:
+        problem = f'--web-port {web_port}: must be within 0..65535'
     if problem:
         return _refuse(problem)
     if discovery_server:
@@ -70,6 +75,10 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
             running = (f"{robots} robots ({', '.join(children)}), each in a process of its own "
                        f"running {', '.join(s.executable for s in SUITE + ROBOT_NODES)}, and "
                        f'{running}')
+        if web_port is not None:
+            first = join_namespace(namespace, 'robot1') if robots is not None else namespace
+            children['web console'] = _start_web_console(first, web_port)
+            running += f', and the web console on port {web_port}'
         print(f'robot-sm up: running {running} (Ctrl-C to stop)', flush=True)
         return _run_until_stopped(stop, suite, children)
     finally:
@@ -154,6 +163,12 @@ def _start_fleet_robots(names: Sequence[str], namespace: str,
                 *(['--params', *map(str, parameter_files)] if parameter_files else [])]
         children[name] = subprocess.Popen(argv)
     return children
+
+
+def _start_web_console(namespace: str, port: int) -> Any:
+    """Start ``robot-sm web`` for the suite in ``namespace``; it prints where to open it."""
+    return subprocess.Popen([sys.executable, '-m', 'robot_sm.frontends.cli',
+                             *web_console_arguments(namespace, port)])
 
 
 def _stop_fleet_robots(children: Mapping[str, Any]) -> None:

@@ -86,6 +86,11 @@ def up_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--discovery-server', default='', metavar='HOST:PORT',
                         help='be a client of this Fast DDS discovery server (sets '
                              'ROS_DISCOVERY_SERVER; start one with: fastdds discovery -i 0)')
+    parser.add_argument('--web', action='store_true',
+                        help='also serve the web operator console (robot-sm web, in a process '
+                             'of its own; it prints its address with the token)')
+    parser.add_argument('--web-port', type=int, default=8080, metavar='PORT',
+                        help='port of --web (default 8080)')
     # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
     parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
 
