@@ -23,7 +23,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from robot_sm.bringup.environment import discovery_server_problem
-from robot_sm.bringup.suite_nodes import SUITE, WEB_PORT, web_console_process
+from robot_sm.bringup.suite_nodes import SUITE, web_console_process, WEB_PORT
 
 PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
 

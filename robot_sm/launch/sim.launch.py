@@ -35,8 +35,8 @@ from robot_sm.bringup.suite_nodes import (
     SIMULATION,
     SIMULATOR,
     SUITE,
-    WEB_PORT,
     web_console_process,
+    WEB_PORT,
 )
 
 

@@ -28,8 +28,8 @@ from robot_sm.bringup.suite_nodes import (
     SIMULATION,
     SUITE,
     TELEOP,
-    WEB_PORT,
     web_console_arguments,
+    WEB_PORT,
 )
 from robot_sm.testing import RosHarness
 

@@ -1,5 +1,5 @@
 """
-The web console in a real browser, against the suite on the simulated robot, as an operator uses it.
+The web console in a real browser, on the simulated robot's suite, as an operator uses it.
 
 ``robot-sm up --sim --remote`` (the robot stops when the operator heartbeat is lost) and
 ``robot-sm web`` run as child processes; headless Chromium (Debian's, driven by selenium) opens
@@ -113,7 +113,7 @@ class Operator:
         self.home = self.driver.current_window_handle  # a blank tab that stays open
         self.page: Optional[str] = None
 
-    def open(self, token: Optional[str] = None) -> None:
+    def open_page(self, token: Optional[str] = None) -> None:
         """Open the console in a new tab, logged in with ``token`` (default: the operator's)."""
         self.driver.switch_to.new_window('tab')
         self.page = self.driver.current_window_handle
@@ -134,8 +134,8 @@ class Operator:
 
     def until(self, check: Any, why: str, timeout: float = WAIT) -> None:
         assert wait_until(check, timeout, interval=0.05), (
-            f"{why}; link {self.text('link')!r}, answer {self.text('answer')!r}"
-            f"\n{self.robot.web.output[-3000:]}")
+            f"{why}; link {self.text('link')!r}, answer {self.text('answer')!r}\n"
+            + self.robot.web.output[-3000:])
 
     def click(self, name: str) -> None:
         self.element(name).click()
@@ -190,7 +190,7 @@ def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
         robot: Robot, operator: Operator) -> None:
     operator.driver.set_window_size(390, 844)
     try:
-        operator.open()
+        operator.open_page()
         for scrolled in (0, 10000):
             operator.driver.execute_script(f'window.scrollTo(0, {scrolled})')
             top, bottom, height, width = operator.driver.execute_script(
@@ -203,9 +203,9 @@ def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
         operator.driver.set_window_size(1280, 800)
 
 
-def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(robot: Robot,
-                                                                  operator: Operator) -> None:
-    operator.open()
+def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(
+        robot: Robot, operator: Operator) -> None:
+    operator.open_page()
     operator.until(lambda: operator.text('state') == robot.client.state().message,
                    'the state is not shown')
     operator.until(lambda: 'the robot hears your heartbeat' in operator.text('presence'),
@@ -240,8 +240,8 @@ def test_the_stop_engages_the_mux_e_stop_and_the_page_shows_why(robot: Robot,
     assert not operator.element('mode-autonomy').is_enabled()  # no mode during an e-stop
 
 
-def test_a_refusal_of_the_suite_is_shown_to_the_operator(robot: Robot,
-                                                        operator: Operator) -> None:
+def test_a_refusal_of_the_suite_is_shown_to_the_operator(
+        robot: Robot, operator: Operator) -> None:
     before = robot.waypoints()
     operator.tap(7.9, 5.9)  # inside the outer wall: the service provider takes any pose
     operator.until(lambda: operator.text('answer').startswith('add waypoint:'), 'no answer')
@@ -300,7 +300,7 @@ def test_closing_the_page_stops_the_robot_and_nothing_moves_until_release_and_mo
     assert stopped <= HEARTBEAT_TIMEOUT + 0.3 + SCHEDULING_SLACK, stopped
     robot.cmd_vel.wait_last(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0, timeout=WAIT)
     parked = robot.pose()
-    operator.open()
+    operator.open_page()
     operator.until(lambda: operator.element('estop').is_displayed(), 'e-stop not shown')
     operator.release()
     time.sleep(2.0)
@@ -338,9 +338,9 @@ def test_a_long_press_sends_the_robot_to_a_goal(robot: Robot, operator: Operator
     operator.until(lambda: operator.text('state') == 'Idle', 'the goal was not cancelled')
 
 
-def test_a_read_only_page_shows_the_robot_and_no_control(robot: Robot,
-                                                        operator: Operator) -> None:
-    operator.open(token=robot.watcher)
+def test_a_read_only_page_shows_the_robot_and_no_control(
+        robot: Robot, operator: Operator) -> None:
+    operator.open_page(token=robot.watcher)
     operator.until(lambda: operator.text('state') != '?', 'no state shown')
     assert not operator.element('stop').is_displayed()
     assert not operator.element('controls').is_displayed()
@@ -373,7 +373,7 @@ class ForeignSite(http.server.BaseHTTPRequestHandler):
 
 def test_another_site_cannot_operate_the_robot_through_the_operator_s_browser(
         robot: Robot, operator: Operator) -> None:
-    operator.open()  # the browser holds the operator's session cookie for 127.0.0.1
+    operator.open_page()  # the browser holds the operator's session cookie for 127.0.0.1
     before = robot.mode(), robot.waypoints()
     ForeignSite.console = robot.url
     site = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ForeignSite)

@@ -1,6 +1,7 @@
 """
-``robot-sm web`` and ``robot-sm up --web`` as an operator starts them: what they print, what they
-refuse, and that Ctrl-C stops them.
+``robot-sm web`` and ``robot-sm up --web`` as an operator starts them.
+
+What they print, what they refuse, and that Ctrl-C stops them.
 """
 
 import pathlib
@@ -8,9 +9,9 @@ import re
 import signal
 import socket
 import subprocess
+from typing import List, Optional
 import urllib.error
 import urllib.request
-from typing import List, Optional
 
 from operator_suite import cli_command
 import pytest
@@ -26,6 +27,7 @@ def robot_sm(*args: str, namespace: str = '') -> List[str]:
 def fetch(url: str, cookie: Optional[str] = None) -> int:
     """Return the HTTP status of GET ``url`` (redirects not followed)."""
     class NoRedirect(urllib.request.HTTPRedirectHandler):
+
         def redirect_request(self, *args: object) -> None:
             return None
     opener = urllib.request.build_opener(NoRedirect)

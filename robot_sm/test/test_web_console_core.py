@@ -1,6 +1,8 @@
 """
-The web console's pure parts: tokens and their files, failed attempts, the page's messages, the
-rate limits of what a page is sent, and the map picture. No ROS, no server, time injected.
+The web console's pure parts, with no ROS, no server and time injected.
+
+Tokens and their files, failed attempts, the page's messages, the rate limits of what a page is
+sent, and the map picture.
 """
 
 import io
@@ -72,16 +74,16 @@ def test_a_weak_or_odd_token_file_is_refused(tmp_path: pathlib.Path, content: st
 
 def test_sessions_carry_roles_and_forget_the_oldest() -> None:
     sessions = Sessions(limit=2)
-    first = sessions.open(Role.OPERATOR)
-    second = sessions.open(Role.READ_ONLY)
+    first = sessions.start(Role.OPERATOR)
+    second = sessions.start(Role.READ_ONLY)
     assert sessions.role_of(first) is Role.OPERATOR
     assert sessions.role_of(second) is Role.READ_ONLY
-    sessions.open(Role.OPERATOR)
+    sessions.start(Role.OPERATOR)
     assert sessions.role_of(first) is None and sessions.role_of(second) is Role.READ_ONLY
     assert sessions.role_of('') is None
 
 
-def test_failed_attempts_block_an_address_for_the_window_and_all_addresses_past_the_total() -> None:
+def test_failed_attempts_block_an_address_for_a_window_and_everyone_past_the_total() -> None:
     attempts = FailedAttempts(limit=3, window=60.0, total_limit=5)
     for second in range(3):
         assert not attempts.blocked('10.0.0.1', float(second))

@@ -80,22 +80,26 @@ def unchanged(served: Served) -> Iterator[State]:
 def request(method: str, url: str, headers: Optional[Dict[str, str]] = None,
             data: Any = None, source: Optional[str] = None,
             ssl_context: Any = None) -> Tuple[int, Dict[str, str], str, Dict[str, Any]]:
-    """Make one HTTP request (from the loopback address ``source``); return what came back."""
+    """Send one HTTP request from the loopback address ``source``; return what came back."""
     async def go() -> Tuple[int, Dict[str, str], str, Dict[str, Any]]:
         connector = aiohttp.TCPConnector(local_addr=(source, 0) if source else None,
                                          ssl=ssl_context)
         async with aiohttp.ClientSession(connector=connector) as session:
             async with session.request(method, url, headers=headers, data=data,
                                        allow_redirects=False) as answer:
-                cookies = {name: morsel for name, morsel in answer.cookies.items()}
+                cookies = dict(answer.cookies.items())
                 return answer.status, dict(answer.headers), await answer.text(), cookies
     return asyncio.run(go())
 
 
 def websocket(url: str, headers: Dict[str, str], messages: List[str],
               answers: int) -> Tuple[List[Dict[str, Any]], Optional[int]]:
-    """Send ``messages`` over a page's WebSocket; return the answers (pongs, updates left out)
-    and the close code if the server closed it."""
+    """
+    Send ``messages`` over a page's WebSocket; return the answers and how it closed.
+
+    The answers are the results and errors (pongs and updates are left out); the close code is
+    the server's if it closed the socket.
+    """
     async def go() -> Tuple[List[Dict[str, Any]], Optional[int]]:
         async with aiohttp.ClientSession(headers=headers) as session:
             async with session.ws_connect(url.replace('http', 'ws', 1) + '/ws',
@@ -192,8 +196,8 @@ def test_every_answer_forbids_framing_and_inline_script(served: Served, unchange
 # -- the read-only token -----------------------------------------------------------------------
 
 
-def test_a_read_only_page_watches_but_every_control_is_refused(served: Served,
-                                                              unchanged: State) -> None:
+def test_a_read_only_page_watches_but_every_control_is_refused(
+        served: Served, unchanged: State) -> None:
     watcher = {'Authorization': f'Bearer {READ_ONLY}'}
     waypoint_id = unchanged[2][0][0]
     controls = [call('stop', 1), call('release', 2), call('mode', 3, mode='stopped'),
@@ -225,8 +229,8 @@ def test_a_websocket_from_another_site_is_refused(served: Served, unchanged: Sta
     assert answers[0]['success'] is True  # the console's own page is let in
 
 
-def test_an_oversized_message_closes_the_socket_and_does_nothing(served: Served,
-                                                                unchanged: State) -> None:
+def test_an_oversized_message_closes_the_socket_and_does_nothing(
+        served: Served, unchanged: State) -> None:
     padding = 'x' * (MAX_MESSAGE + 1)
     answers, closed = websocket(served.url, BEARER, [call('stop', routine=padding)], 1)
     assert answers == [] and closed == aiohttp.WSCloseCode.MESSAGE_TOO_BIG

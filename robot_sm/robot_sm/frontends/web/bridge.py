@@ -16,7 +16,7 @@ operator's calls. The bridge beats the operator heartbeat when an operator page 
 from concurrent.futures import ThreadPoolExecutor
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseArray
@@ -72,7 +72,7 @@ class RobotBridge:
 
     def _subscribe(self) -> None:
         node = self.client.node
-        topics = [
+        topics: List[Tuple[Any, str, Any, Callable[[Any], None]]] = [
             (String, 'robot_sm/state_info', qos.STATE, lambda m: self._remember('state', m.data)),
             (String, 'robot_sm/state_outcome', qos.STATE,
              lambda m: self._remember('outcome', m.data)),

@@ -90,7 +90,7 @@ class Gate:
             return login_page(request, 'That token is not valid.')
         LOG.info('login of %s as %s', request.remote, role.value)
         response = web.Response(status=303, headers={'Location': '/'})
-        response.set_cookie(COOKIE, self.sessions.open(role), httponly=True, samesite='Strict',
+        response.set_cookie(COOKIE, self.sessions.start(role), httponly=True, samesite='Strict',
                             secure=self.tls, path='/')
         return response
 

@@ -42,7 +42,7 @@ class Outbox:
 
     def due(self, versions: Mapping[str, int], now: float) -> Tuple[List[str], Optional[float]]:
         """
-        Return the kinds to send now, and the seconds until the next one is due (None: none).
+        Return what to send now, and the seconds until more is due, or None.
 
         ``versions`` are the newest versions of every kind known.
         """

@@ -56,7 +56,7 @@ Check = Callable[[Any], Any]
 
 
 def number(value: Any) -> float:
-    """Return a finite number (JSON int or float, not a boolean)."""
+    """Return ``value`` if it is finite: a JSON int or float, not a boolean."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f'must be a number (got {type(value).__name__})')
     if not math.isfinite(value):
@@ -131,8 +131,9 @@ def checked_args(action: str, args: Any, call_id: int) -> Dict[str, Any]:
     specs = ACTIONS[action]
     unknown = sorted(set(args) - set(specs))
     if unknown:
-        raise ProtocolError(f"{action}: unknown argument {unknown[0]!r:.40} (takes "
-                            f"{', '.join(specs) or 'none'})", call_id)
+        takes = ', '.join(specs) or 'none'
+        raise ProtocolError(f'{action}: unknown argument {unknown[0]!r:.40} (takes {takes})',
+                            call_id)
     checked = {}
     for name, (check, default) in specs.items():
         if name not in args:
@@ -170,6 +171,7 @@ def parse(message: str) -> Message:
     call_id = document.get('id')
     if not _whole(call_id):
         raise ProtocolError('a call needs a whole number id')
+    assert isinstance(call_id, int)
     action = document.get('action')
     if action not in ACTIONS:
         raise ProtocolError(f"unknown action {action!r:.40} (use one of {', '.join(ACTIONS)})",

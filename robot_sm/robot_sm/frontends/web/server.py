@@ -19,7 +19,6 @@ Request bodies are limited to :data:`MAX_BODY` bytes and WebSocket messages to
 """
 
 import asyncio
-import json
 import logging
 import pathlib
 import ssl
@@ -154,9 +153,8 @@ class WebServer:
         """Return the robot asked for if it is known, else the first robot."""
         assert self.console is not None
         known = {robot['namespace'] for robot in self.console.fleet}
-        if asked:
-            asked = '/' + asked.strip('/')
-        return asked if asked in known else self.console.default
+        wanted = '/' + asked.strip('/') if asked else ''
+        return wanted if wanted in known else self.console.default
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         assert self.console is not None

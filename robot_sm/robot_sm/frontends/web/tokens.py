@@ -105,7 +105,7 @@ class Sessions:
         self.limit = limit
         self._roles: Dict[str, Role] = {}
 
-    def open(self, role: Role) -> str:
+    def start(self, role: Role) -> str:
         """Return the id of a new session with ``role``."""
         session_id = secrets.token_urlsafe(TOKEN_BYTES)
         self._roles[session_id] = role
