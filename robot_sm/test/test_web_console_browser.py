@@ -113,10 +113,11 @@ class Operator:
         self.home = self.driver.current_window_handle  # a blank tab that stays open
         self.page: Optional[str] = None
 
-    def open_page(self, token: Optional[str] = None) -> None:
-        """Open the console in a new tab, logged in with ``token`` (default: the operator's)."""
+    def open_page(self, token: Optional[str] = None, size: Tuple[int, int] = (1280, 800)) -> None:
+        """Open the console in a new tab of ``size``, logged in with ``token`` (or the operator's)."""
         self.driver.switch_to.new_window('tab')
         self.page = self.driver.current_window_handle
+        self.browser.resize(*size)
         self.driver.get(f'{self.robot.url}/login?token={token or self.robot.operator}')
         self.until(lambda: self.text('link') == 'connected', 'the page did not connect')
 
@@ -188,9 +189,9 @@ def operator(robot: Robot) -> Iterator[Operator]:
 
 def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
         robot: Robot, operator: Operator) -> None:
-    operator.driver.set_window_size(390, 844)
+    operator.open_page(size=(390, 844))
     try:
-        operator.open_page()
+        assert operator.driver.execute_script('return window.innerWidth') == 390
         for scrolled in (0, 10000):
             operator.driver.execute_script(f'window.scrollTo(0, {scrolled})')
             top, bottom, height, width = operator.driver.execute_script(
@@ -198,9 +199,8 @@ def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
                 'return [r.top, r.bottom, window.innerHeight, r.width];')
             assert 0 <= top and bottom <= height and width >= 120, (top, bottom, height, width)
             assert operator.element('stop').is_displayed()
-        operator.close_page()
     finally:
-        operator.driver.set_window_size(1280, 800)
+        operator.close_page()
 
 
 def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(

@@ -48,9 +48,7 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
     while running.
     """
     from robot_sm.parameters import ConfigurationError
-    problem = _problem(sim, world, robots, teleop, discovery_server)
-    if web_port is not None and not 0 <= web_port <= 65535:
-        problem = f'--web-port {web_port}: must be within 0..65535'
+    problem = _problem(sim, world, robots, teleop, discovery_server, web_port)
     if problem:
         return _refuse(problem)
     if discovery_server:
@@ -76,8 +74,7 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
                        f"running {', '.join(s.executable for s in SUITE + ROBOT_NODES)}, and "
                        f'{running}')
         if web_port is not None:
-            first = join_namespace(namespace, 'robot1') if robots is not None else namespace
-            children['web console'] = _start_web_console(first, web_port)
+            children['web console'] = _start_web_console(namespace, robots, web_port)
             running += f', and the web console on port {web_port}'
         print(f'robot-sm up: running {running} (Ctrl-C to stop)', flush=True)
         return _run_until_stopped(stop, suite, children)
@@ -96,7 +93,7 @@ def _refuse(reason: str) -> int:
 
 
 def _problem(sim: bool, world: Optional[str], robots: Optional[int], teleop: bool,
-             discovery_server: str) -> Optional[str]:
+             discovery_server: str, web_port: Optional[int] = None) -> Optional[str]:
     """Return why the options cannot be used together, or None."""
     from robot_sm.bringup.resources import shipped_worlds, world_file
     if world is not None:
@@ -116,6 +113,8 @@ def _problem(sim: bool, world: Optional[str], robots: Optional[int], teleop: boo
         problem = discovery_server_problem(discovery_server)
         if problem:
             return f'--discovery-server {problem}'
+    if web_port is not None and not 0 <= web_port <= 65535:
+        return f'--web-port {web_port}: must be within 0..65535'
     return None
 
 
@@ -165,10 +164,11 @@ def _start_fleet_robots(names: Sequence[str], namespace: str,
     return children
 
 
-def _start_web_console(namespace: str, port: int) -> Any:
-    """Start ``robot-sm web`` for the suite in ``namespace``; it prints where to open it."""
+def _start_web_console(namespace: str, robots: Optional[int], port: int) -> Any:
+    """Start ``robot-sm web`` for the suite (robot1 of a fleet); it prints where to open it."""
+    shown = join_namespace(namespace, 'robot1') if robots is not None else namespace
     return subprocess.Popen([sys.executable, '-m', 'robot_sm.frontends.cli',
-                             *web_console_arguments(namespace, port)])
+                             *web_console_arguments(shown, port)])
 
 
 def _stop_fleet_robots(children: Mapping[str, Any]) -> None:

@@ -70,7 +70,13 @@ class Browser:
             shutil.rmtree(self._profile, ignore_errors=True)
             raise
         self.driver.set_page_load_timeout(30)
-        self.driver.set_window_size(width, height)
+        if not mobile:
+            self.resize(width, height)
+
+    def resize(self, width: int, height: int) -> None:
+        """Give the page exactly ``width`` x ``height`` CSS pixels (a headless window's differ)."""
+        self.driver.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
+            'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': False})
 
     def screenshot(self, path: pathlib.Path) -> pathlib.Path:
         """Save what the page shows as a PNG at ``path``; return it."""

@@ -7,7 +7,7 @@ import { WaypointTable } from './waypoints.js';
 
 const $ = (id) => document.getElementById(id);
 const shown = { emergencyStop: null, state: '', interrupt: null, reverse: null, known: null,
-                goals: 0, robot: null };
+                goals: 0, robot: null, following: null, reverse_order: null };
 
 function say(label, answer) {
   const line = $('answer');
@@ -171,6 +171,13 @@ const UPDATES = {
     table.setWaypoints(v.waypoints);
     map.setWaypoints(v.waypoints);
     $('following').textContent = `${v.mode}${v.reverse ? ', reverse' : ''}`;
+    if (v.mode !== shown.following || v.reverse !== shown.reverse_order) {
+      // The suite's following mode changed (here or elsewhere): the choices show it.
+      shown.following = v.mode;
+      shown.reverse_order = v.reverse;
+      $('follow-mode').value = v.mode;
+      $('follow-reverse').checked = v.reverse;
+    }
   },
   routines: (v) => table.setRoutines(v.routines),
   settings: (v) => {
