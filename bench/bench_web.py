@@ -125,7 +125,7 @@ def measure_stops(ros: RosHarness, client: SuiteClient, page: Page,
     """Return stop → first zero on cmd_vel (s), through the page and through SuiteClient."""
     base = Base(ros, NAMESPACE)
     stream = ros.publisher(Twist, f'{NAMESPACE}/autonomy/cmd_vel', qos.COMMAND_OUT)
-    ros.probe.create_timer(0.02, lambda: stream.publish(Twist(linear=Vector3(x=0.5))))
+    timer = ros.probe.create_timer(0.02, lambda: stream.publish(Twist(linear=Vector3(x=0.5))))
     delays: Dict[str, List[float]] = {'web page (WebSocket)': [], 'SuiteClient': []}
     call_id = 0
     for _ in range(samples):
@@ -146,6 +146,7 @@ def measure_stops(ros: RosHarness, client: SuiteClient, page: Page,
                 assert wait_until(lambda: call_id in page.answers, 5.0)
                 assert page.answers[call_id]['success'], page.answers[call_id]
             assert client.set_emergency_stop(False).success
+    ros.probe.destroy_timer(timer)  # the planner goes quiet: navigation drives from now on
     return delays
 
 
@@ -182,8 +183,10 @@ def drive_round(client: SuiteClient) -> None:
     """Follow waypoints around the office, round after round."""
     for x, y in ((1.5, 1.5), (4.0, 2.9), (6.5, 1.0), (4.0, 2.9)):
         assert client.add_waypoint(x, y).success
+    client.wait_for_state('Idle', timeout=30.0)  # out of Emergency Stop after the last release
     assert client.set_mode('autonomy').success
-    assert client.start_waypoint_following('roundtrip').success
+    started = client.start_waypoint_following('roundtrip')
+    assert started.success, started.message
 
 
 def measure_rates(page: Page, seconds: float = 15.0) -> Dict[str, float]:

@@ -5,7 +5,7 @@ A :class:`RobotBridge` follows the suite in one namespace on the client's node (
 context for the whole console, shared with its fleet view): the latched state topics, the map,
 the planned path, the exploration goals and the mux's diagnostics (for the e-stop's reason), and
 it asks the service provider for the robot pose ``pose_rate`` times a second on a thread of its
-own. Everything it learns goes to ``sink(kind, value)`` as the page is sent it
+own (once a second while no page shows the robot). Everything it learns goes to ``sink(kind, value)`` as the page is sent it
 (:mod:`~robot_sm.frontends.web.views`); ``sink`` must be safe to call from any thread. The map is
 drawn (:mod:`~robot_sm.frontends.web.map_image`) on a worker thread, at most once a second, so
 that a large map never holds up the node's callbacks, which also carry the answers to the
@@ -35,6 +35,8 @@ from std_srvs.srv import SetBool
 #: Reliable, volatile, newest only: matches latched and plain reliable publishers.
 NEWEST = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                     reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+#: Seconds between two looks at the pose and the presence while no page shows the robot.
+IDLE_PERIOD = 1.0
 #: Seconds between two drawings of the map.
 MAP_INTERVAL = 1.0
 Sink = Callable[[str, Any], None]
@@ -64,6 +66,8 @@ class RobotBridge:
         self._map_png = b''
         self._map_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix='web_map')
         self._closed = threading.Event()
+        #: Set while a page shows this robot: the pose is asked for at ``pose_rate`` only then.
+        self.watched = threading.Event()
         self._subscribe()
         # Made now, so that the first stop does not wait for its client to be discovered.
         self.client._client(SetBool, 'robot_sm/emergency_stop')
@@ -157,7 +161,7 @@ class RobotBridge:
         pose: Any = None
         presence: Any = None
         routines_due = 0.0
-        while not self._closed.wait(self._period):
+        while not self._closed.wait(self._period if self.watched.is_set() else IDLE_PERIOD):
             now = time.monotonic()
             report = self.presence.report()
             shown = {'presence': report.presence.value, 'text': report.text}

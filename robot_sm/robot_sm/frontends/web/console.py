@@ -76,6 +76,8 @@ class Console:
         """Return the channel of the robot in ``namespace`` for one more page, opened if new."""
         channel = await self._channel('/' + namespace.strip('/'))
         channel.pages += 1
+        if channel.bridge is not None:
+            channel.bridge.watched.set()
         return channel
 
     async def _channel(self, namespace: str) -> Channel:
@@ -98,6 +100,7 @@ class Console:
                                           self.timeout))
         except BaseException as error:
             pending.set_exception(error)
+            pending.exception()  # told to whoever waits; nobody else needs to read it
             raise
         finally:
             del self._opening[namespace]
@@ -109,11 +112,18 @@ class Console:
     def leave(self, channel: Channel) -> None:
         """Let one page go; close the channel if it was the last (not the first robot's)."""
         channel.pages -= 1
+        if channel.pages <= 0 and channel.bridge is not None:
+            channel.bridge.watched.clear()
         if channel.pages <= 0 and channel.namespace != self.default:
             self.channels.pop(channel.namespace, None)
             bridge, channel.bridge = channel.bridge, None
             if bridge is not None:
                 self.loop.run_in_executor(None, bridge.close)
+
+    def known(self, namespace: str) -> Optional[str]:
+        """Return ``namespace`` if a robot is known there (shown, or found on the domain)."""
+        found = {robot['namespace'] for robot in self.fleet} | set(self.channels)
+        return namespace if namespace in found else None
 
     def put_fleet(self, robots: List[Dict[str, Any]]) -> None:
         """Show the robots found to every page (event loop only)."""

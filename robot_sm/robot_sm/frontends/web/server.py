@@ -149,12 +149,10 @@ class WebServer:
         return web.json_response({'role': request[ROLE].value,
                                   'namespace': self.console.default})
 
-    def _namespace(self, asked: Optional[str]) -> str:
-        """Return the robot asked for if it is known, else the first robot."""
+    def _namespace(self, asked: Optional[str]) -> Optional[str]:
+        """Return the robot asked for (none: the first robot), or None if it is not known."""
         assert self.console is not None
-        known = {robot['namespace'] for robot in self.console.fleet}
-        wanted = '/' + asked.strip('/') if asked else ''
-        return wanted if wanted in known else self.console.default
+        return self.console.known('/' + asked.strip('/')) if asked else self.console.default
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         assert self.console is not None
@@ -164,7 +162,8 @@ class WebServer:
         await ws.prepare(request)
         self._pages.add(ws)
         try:
-            channel = await self.console.join(self._namespace(request.query.get('robot')))
+            asked = self._namespace(request.query.get('robot'))
+            channel = await self.console.join(asked or self.console.default)
             await PageSession(ws, self.console, request[ROLE], request.remote or '?',
                               channel).run()
         finally:
@@ -182,7 +181,11 @@ class WebServer:
         except (ValueError, ProtocolError):
             return web.json_response({'success': False, 'message': 'the body must be '
                                       '{"namespace": "/robot"}'}, status=400)
-        channel = await self.console.join(self._namespace(asked))
+        namespace = self._namespace(asked)
+        if namespace is None:
+            return web.json_response({'success': False, 'message': f'no robot is known in '
+                                      f'{asked}'}, status=404)
+        channel = await self.console.join(namespace)
         try:
             result = await self.console.perform(channel, Call(0, 'stop'))
         finally:
@@ -213,6 +216,8 @@ class WebServerThread:
             self.loop.run_until_complete(self.server.start())
         except BaseException as error:  # noqa: B902 - handed to the starting thread
             self._error = error
+            self.loop.run_until_complete(self.server.stop())
+            self.loop.close()
             self._started.set()
             return
         self._started.set()

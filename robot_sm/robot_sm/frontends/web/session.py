@@ -147,8 +147,7 @@ class PageSession:
 
     async def _select_robot(self, call: Call) -> None:
         namespace = '/' + call.args['namespace'].strip('/')
-        known = {robot['namespace'] for robot in self.console.fleet} | {self.console.default}
-        if namespace not in known:
+        if self.console.known(namespace) is None:
             await self._answer(call, False, f'no robot is known in {namespace}')
             return
         if namespace != self.channel.namespace:
