@@ -113,8 +113,9 @@ class Operator:
         self.home = self.driver.current_window_handle  # a blank tab that stays open
         self.page: Optional[str] = None
 
-    def open_page(self, token: Optional[str] = None, size: Tuple[int, int] = (1280, 800)) -> None:
-        """Open the console in a new tab of ``size``, logged in with ``token`` (or the operator's)."""
+    def open_page(self, token: Optional[str] = None,
+                  size: Tuple[int, int] = (1280, 800)) -> None:
+        """Open the console in a tab of ``size``, logged in with ``token`` (or the operator's)."""
         self.driver.switch_to.new_window('tab')
         self.page = self.driver.current_window_handle
         self.browser.resize(*size)

@@ -178,6 +178,14 @@ def test_a_login_sets_a_strict_http_only_session_cookie_that_is_not_the_token(
     status, _, body, _ = request('GET', served.url + '/',
                                  headers={'Cookie': f'{COOKIE}={cookie.value}'})
     assert status == 200 and 'id="stop"' in body
+    # The login form does the same, and refuses a wrong token with the form again.
+    form = {'Content-Type': 'application/x-www-form-urlencoded'}
+    status, _, _, cookies = request('POST', served.url + '/login', headers=form,
+                                    data=f'token={OPERATOR}')
+    assert status == 303 and cookies[COOKIE].value != cookie.value
+    status, _, body, cookies = request('POST', served.url + '/login', headers=form,
+                                       data='token=nope')
+    assert status == 401 and 'That token is not valid' in body and COOKIE not in cookies
 
 
 def test_every_answer_forbids_framing_and_inline_script(served: Served, unchanged: State) -> None:

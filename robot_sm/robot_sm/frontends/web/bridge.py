@@ -5,8 +5,9 @@ A :class:`RobotBridge` follows the suite in one namespace on the client's node (
 context for the whole console, shared with its fleet view): the latched state topics, the map,
 the planned path, the exploration goals and the mux's diagnostics (for the e-stop's reason), and
 it asks the service provider for the robot pose ``pose_rate`` times a second on a thread of its
-own (once a second while no page shows the robot). Everything it learns goes to ``sink(kind, value)`` as the page is sent it
-(:mod:`~robot_sm.frontends.web.views`); ``sink`` must be safe to call from any thread. The map is
+own (once a second while no page shows the robot). Everything it learns goes to
+``sink(kind, value)`` as the page is sent it (:mod:`~robot_sm.frontends.web.views`); ``sink``
+must be safe to call from any thread. The map is
 drawn (:mod:`~robot_sm.frontends.web.map_image`) on a worker thread, at most once a second, so
 that a large map never holds up the node's callbacks, which also carry the answers to the
 operator's calls. The bridge beats the operator heartbeat when an operator page pings
