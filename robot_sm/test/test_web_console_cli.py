@@ -4,6 +4,8 @@
 What they print, what they refuse, and that Ctrl-C stops them.
 """
 
+import ast
+import fnmatch
 import pathlib
 import re
 import signal
@@ -18,6 +20,7 @@ import pytest
 from robot_sm.testing import NodeProcess, RosHarness, wait_until
 
 START = 60.0
+PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 
 
 def robot_sm(*args: str, namespace: str = '') -> List[str]:
@@ -77,3 +80,17 @@ def test_the_console_prints_a_token_url_serves_only_with_it_and_stops_on_ctrl_c(
         code = process.wait(30.0)
         process.stop()
     assert code == 0, process.output
+
+
+def test_every_file_of_the_page_is_installed_with_the_package() -> None:
+    tree = ast.parse((PACKAGE / 'setup.py').read_text())
+    setup = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Name) and node.func.id == 'setup')
+    patterns = ast.literal_eval(next(
+        k.value for k in setup.keywords if k.arg == 'package_data'))['robot_sm.frontends.web']
+    static = PACKAGE / 'robot_sm' / 'frontends' / 'web'
+    files = [path.relative_to(static).as_posix() for path in (static / 'static').rglob('*')
+             if path.is_file()]
+    assert 'static/index.html' in files
+    missing = [name for name in files if not any(fnmatch.fnmatch(name, p) for p in patterns)]
+    assert not missing, f'not in setup.py package_data: {missing}'
