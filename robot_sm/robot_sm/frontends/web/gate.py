@@ -99,10 +99,16 @@ class Gate:
         """Let in who may come in; put the security headers on every answer."""
         try:
             response = await self._admit(request, handler)
-        except web.HTTPException as error:
-            response = error
+        except web.HTTPException as error:  # 404, 413, ...: an answer too
+            self._secure(request, error)
+            raise
+        self._secure(request, response)
+        return response
+
+    def _secure(self, request: web.Request, response: web.StreamResponse) -> None:
+        """Put the security headers on ``response`` (not yet sent)."""
         if response.prepared:  # a WebSocket, whose handshake was answered long ago
-            return response
+            return
         host = request.host if HOST_PATTERN.match(request.host or '') else ''
         response.headers['Content-Security-Policy'] = content_security_policy(host, self.tls)
         response.headers['X-Frame-Options'] = 'DENY'
@@ -111,7 +117,6 @@ class Gate:
         response.headers['Cache-Control'] = 'no-store'
         response.headers['Cross-Origin-Opener-Policy'] = 'same-origin'
         response.headers['Cross-Origin-Resource-Policy'] = 'same-origin'
-        return response
 
     async def _admit(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path in PUBLIC_PATHS:
