@@ -20,11 +20,15 @@ CORES = ['drive', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachi
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
 PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/tasks',
-                'frontends/presence_monitor']
-#: Typed modules that use rclpy: the Python API for operators and the running suite.
+                'frontends/presence_monitor', 'frontends/web/map_image', 'frontends/web/outbox',
+                'frontends/web/protocol', 'frontends/web/tokens', 'frontends/web/views']
+#: Typed modules that use rclpy: the Python API for operators, the running suite, the web
+#: console.
 CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/spinning_node',
                   'client/status', 'client/suite_client', 'client/waypoint_calls',
-                  'bringup/running_suite']
+                  'bringup/running_suite', 'frontends/web/actions', 'frontends/web/bridge',
+                  'frontends/web/console', 'frontends/web/gate', 'frontends/web/main',
+                  'frontends/web/server', 'frontends/web/session']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 

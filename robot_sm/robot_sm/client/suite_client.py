@@ -228,7 +228,12 @@ class SuiteClient(WaypointCalls):
             goal.header.frame_id = frame_id
             goal.header.stamp = self.node.get_clock().now().to_msg()
             publisher.publish(goal)
-            publisher.wait_for_all_acked(Duration(seconds=self.timeout))
+            # Polled: rclpy's wait_for_all_acked holds the GIL while it waits, which froze every
+            # thread of the caller's process (a web console's event loop, a panel's GUI) until
+            # the state interface acknowledged, up to seconds on a loaded machine.
+            while not publisher.wait_for_all_acked(Duration()) and time.monotonic() < deadline:
+                self._check_open()
+                time.sleep(0.005)
         finally:
             self.node.destroy_publisher(publisher)
         return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')

@@ -3,7 +3,8 @@ The demo: the whole suite drives a simulated robot, with no robot and no ROS ins
 
 1. Office world, full map: load the waypoints of ``config/demo_waypoints.yaml``, switch the mux
    to autonomy, follow the waypoints in ROUNDTRIP mode for one full round (one waypoint runs the
-   ``Wait`` routine), then send one simple goal.
+   ``Wait`` routine), then send one simple goal; meanwhile the web operator console is
+   photographed at a phone's and a laptop's size (where Chromium is installed).
 2. Maze world, unknown map: explore until no frontier is left, the map revealed by the simulated
    range sensor.
 3. The arm: a recorded XR session drives the simulated SO-101-class arm through teleop
@@ -93,7 +94,7 @@ def _run_phases(args: argparse.Namespace, files: List[pathlib.Path], config: pat
         echo('== phase 1: office, waypoint round (ROUNDTRIP) and a simple goal')
         run.recordings.append(args.output / 'demo-waypoints.mcap')
         run.phases.append(run_waypoints(files, echo, config / 'demo_waypoints.yaml',
-                                        args.timeout, run.recordings[-1]))
+                                        args.timeout, run.recordings[-1], args.output))
         if not args.skip_exploration:
             echo('== phase 2: maze, exploration from an unknown map')
             run.recordings.append(args.output / 'demo-exploration.mcap')

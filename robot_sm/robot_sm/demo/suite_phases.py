@@ -26,6 +26,7 @@ from robot_sm.client.tasks import (
     WaitTimeout,
 )
 from robot_sm.demo.drawing import draw_grid, path_driven, save_map_figure
+from robot_sm.demo.web_screenshots import ConsoleScreenshots
 from robot_sm.grid import OccupancyGrid
 from robot_sm.testing import Recorder
 import yaml
@@ -158,14 +159,20 @@ def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
 
 
 def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
-                  waypoints_file: pathlib.Path, timeout: float, recording: pathlib.Path) -> Phase:
-    """Phase 1: one ROUNDTRIP round over the demo waypoints, then a simple goal."""
+                  waypoints_file: pathlib.Path, timeout: float, recording: pathlib.Path,
+                  pictures: Optional[pathlib.Path] = None) -> Phase:
+    """
+    Phase 1: one ROUNDTRIP round over the demo waypoints, then a simple goal.
+
+    With ``pictures``, the web console's pictures are taken into that folder meanwhile.
+    """
     phase = Phase('waypoint round and simple goal', 'office', started=time.monotonic())
     plan = yaml.safe_load(waypoints_file.read_text())['waypoints']
     overrides = {'state_interface': {'Navigation.max_linear_speed': 0.45,
                                      'WaitRoutine.wait_duration': 2.0},
                  'robot_sim': {'start_x': 1.0, 'start_y': 1.0}}
-    with _start_suite('office', overrides, files, recording) as suite:
+    with _start_suite('office', overrides, files, recording) as suite, \
+            ConsoleScreenshots(suite, pictures, echo):
         client, narrator = suite.client, Narrator(suite, phase, echo)
         narrator.tell_states()
         for point in plan:

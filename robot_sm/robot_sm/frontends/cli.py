@@ -52,6 +52,7 @@ class Verb:
 VERBS: Dict[str, Verb] = {
     'up': Verb(verbs.up, [arguments.up_options], asks_suite=False),
     'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False),
+    'web': Verb(verbs.web, [arguments.web_options], asks_suite=False),
     'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False),
     'cycle': Verb(verbs.cycle, asks_suite=False),
     'fleet': Verb(verbs.fleet, [arguments.watch_option, arguments.expect_option],
