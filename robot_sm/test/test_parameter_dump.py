@@ -10,9 +10,9 @@ import pathlib
 from typing import Any, Dict
 
 import pytest
-import rclpy
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, ListParameters
+import rclpy
 from rclpy.context import Context
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE, TELEOP
 from robot_sm.testing import RosHarness
