@@ -112,7 +112,8 @@ class StateInterface(Node):
         self.machine = StateMachine(creator, self.get_logger(),
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
-                                    stop_robot=self.suite.stop_robot)
+                                    stop_robot=self.suite.stop_robot,
+                                    running=self.context.ok)
         #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
         self.tf_buffer: Any = None
         self._tf_missing = self._listen_to_tf()
