@@ -31,6 +31,9 @@ arrived, and answers what the base must be told. Rules:
 - Supervisor: once heard, its silence for ``supervisor_timeout`` switches AUTONOMOUS to STOPPED,
   and AUTONOMOUS is refused (also as the fallback of teleoperation) until it is heard again.
   TELEOPERATION stays available: an operator must be able to drive a robot whose supervisor died.
+  With ``supervised`` (the suite launched together) AUTONOMOUS is refused from the start until
+  the supervisor is first heard: one that hangs or dies before that never leaves autonomy
+  unsupervised.
 - Sanitising: commands with NaN or infinity are dropped and counted; they never take over.
   Others are scaled down to ``max_linear_velocity`` and ``max_angular_velocity`` (0: no limit)
   keeping their direction; a finite command too large to be scaled is dropped the same way.
@@ -43,7 +46,7 @@ publishing before the next :meth:`ControlMux.tick`.
 import math
 from typing import Dict, Optional, Sequence
 
-from robot_sm.mux.config import MuxConfig, velocity_inputs
+from robot_sm.mux.config import MuxConfig, SUPERVISOR_HEARTBEAT, velocity_inputs
 from robot_sm.mux.diagnosis import mux_status
 from robot_sm.mux.idle_fallback import IdleFallback
 from robot_sm.mux.input_statistics import InputStatistics
@@ -80,8 +83,11 @@ class ControlMux:
                        if emergency_stop_reason else 'started')
         #: False until an operator selects a mode: until then no input takes over.
         self.operator_selected = False
-        #: True while the supervisor, once heard, is silent: AUTONOMOUS is refused.
-        self.supervisor_lost = False
+        #: True while the supervisor is silent (once heard; from the start when ``supervised``):
+        #: AUTONOMOUS is refused.
+        self.supervisor_lost = config.supervised
+        #: Whether the supervisor's heartbeat has been heard since the start.
+        self.supervisor_heard = False
         #: Whether the operator heartbeat is heard: False until it arrives and once it falls
         #: silent for ``heartbeat_timeout``; None without a heartbeat watchdog.
         self.operator_present: Optional[bool] = (
@@ -202,6 +208,7 @@ class ControlMux:
         changed = self._run_timers(now)
         self._supervisor.beat(now)
         self.supervisor_lost = False
+        self.supervisor_heard = True
         return self.output(now) if changed else None
 
     def tick(self, now: float) -> Velocity:
@@ -354,6 +361,10 @@ class ControlMux:
 
     def supervisor_refusal(self, now: float) -> str:
         """Say why AUTONOMOUS is refused while the supervisor is silent."""
+        if not self.supervisor_heard:
+            return (f'the supervisor ({SUPERVISOR_HEARTBEAT}) has not been heard since the mux '
+                    'started: AUTONOMOUS is refused until it is (is the state interface '
+                    'running?); TELEOPERATION and STOPPED can be selected')
         silence = self._supervisor.silence(now) or 0.0
         return (f'the supervisor has been silent for {silence:.2f} s (supervisor_timeout '
                 f'{self._supervisor.timeout:g} s): AUTONOMOUS is refused until it is heard '
