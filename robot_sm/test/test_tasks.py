@@ -87,7 +87,8 @@ def test_an_estop_ends_the_task_and_under_it_new_tasks_are_rejected(slow: Runnin
     result = following.wait(WAIT)
     assert (result.status, result.state, result.message) == (
         TaskStatus.STOPPED_BY_ESTOP, 'Emergency Stop', 'stopped by the emergency stop')
-    assert slow.client.wait_for_mode(emergency_stop=True) == ModeState('stopped', True)
+    # Started in STOPPED, following selected AUTONOMOUS; the e-stop keeps the mode.
+    assert slow.client.wait_for_mode(emergency_stop=True) == ModeState('autonomy', True)
     refused = slow.client.follow_waypoints()
     assert refused.is_done()
     assert (refused.result().status, refused.result().outcome) == (TaskStatus.REJECTED,

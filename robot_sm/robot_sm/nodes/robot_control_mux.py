@@ -220,6 +220,11 @@ class RobotControlMux(Node):
             # Every beat is answered: the operator sees that the robot hears it.
             self._presence_pub.publish(Bool(data=True))
 
+    @property
+    def supervisor_heard(self) -> bool:
+        """Return whether the supervisor's heartbeat has been heard since the start."""
+        return self._mux.supervisor_heard
+
     def _on_supervisor_heartbeat(self, _: Header) -> None:
         out = self._mux.supervisor_heartbeat(self._now())
         if out is not None:
