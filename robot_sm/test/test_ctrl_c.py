@@ -15,7 +15,7 @@ import time
 from typing import Dict, List
 
 import pytest
-from robot_sm.testing import NodeProcess, python_module_argv, RosHarness, ros_args, wait_until
+from robot_sm.testing import NodeProcess, python_module_argv, ros_args, RosHarness, wait_until
 
 #: The nodes of ``sim.launch.py``, with timers faster than usual to keep them busy.
 NODES: Dict[str, Dict[str, object]] = {

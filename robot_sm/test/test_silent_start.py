@@ -1,5 +1,5 @@
 """
-A freshly started suite is STOPPED (the restart interlock); an operator's start moves it all the same.
+A freshly started suite is STOPPED (the restart interlock); an operator's start moves it anyway.
 
 A start of waypoint following or exploration, or a simple goal, is a deliberate operator request:
 in STOPPED the state interface selects AUTONOMOUS for it and says so; under the e-stop and in

@@ -89,7 +89,8 @@ class RunningSuite:
         mux, supervisor = self.nodes.get('robot_control_mux'), self.nodes.get('state_interface')
         if mux is not None and supervisor is not None and \
                 not wait_until(lambda: mux.supervisor_heard, timeout=BOOT_TIMEOUT):
-            raise TimeoutError(f'the mux did not hear the state interface within {BOOT_TIMEOUT:g} s')
+            raise TimeoutError('the mux did not hear the state interface within '
+                               f'{BOOT_TIMEOUT:g} s')
 
     def record(self, msg_type: Any, topic: str,
                profile: Union[QoSProfile, int] = qos.STATE_CHANGES) -> Recorder[Any]:

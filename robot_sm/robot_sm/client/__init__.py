@@ -40,7 +40,8 @@ from robot_sm.client.suite_client import SIMPLE_GOAL_IGNORED_IN, SuiteClient
 from robot_sm.client.tasks import Task, TaskFeedback, TaskResult, TaskStatus, WaitTimeout
 
 __all__ = ['Acknowledgement', 'FleetClient', 'FOLLOWING_MODE_NAMES', 'FOLLOWING_MODES',
-           'held_because', 'MODE_NAMES', 'MODES', 'ModeState', 'OPERATION_MODE', 'Result', 'RobotStatus',
+           'held_because', 'MODE_NAMES', 'MODES', 'ModeState', 'OPERATION_MODE', 'Result',
+           'RobotStatus',
            'SIMPLE_GOAL_IGNORED_IN', 'STATE_INFO', 'STATE_OUTCOME', 'Status', 'SuiteClient',
            'SuiteUnavailable', 'Task', 'TaskFeedback', 'TaskResult', 'TaskStatus', 'WaitTimeout',
            'WAYPOINTS', 'waypoint_infos', 'WaypointInfo']

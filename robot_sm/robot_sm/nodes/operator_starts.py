@@ -67,7 +67,7 @@ class AutonomyForStarts:
         return Answer(True, f'{answer.message} (the mux was STOPPED: AUTONOMOUS selected)')
 
     def take_simple_goal(self, take: Callable[[], bool]) -> None:
-        """Deliver a simple goal with ``take``; if a state took it in STOPPED, ask for AUTONOMOUS."""
+        """Deliver a simple goal with ``take``; taken in STOPPED, ask the mux for AUTONOMOUS."""
         needed = self.stopped_and_idle()
         if take() and needed and self._node.executor is not None:
             self._node.executor.create_task(self._autonomy_for_simple_goal)

@@ -181,4 +181,3 @@ class InteractiveWaypoints:
 
 def _waypoint_id(name: str) -> int:
     return int(name.rpartition('_')[2]) if name.rpartition('_')[2].isdigit() else -1
-
