@@ -223,7 +223,7 @@ class RobotControlMux(Node):
     @property
     def supervisor_heard(self) -> bool:
         """Return whether the supervisor's heartbeat has been heard since the start."""
-        return self._mux.supervisor_heard
+        return self._mux.supervisor.armed
 
     def _on_supervisor_heartbeat(self, _: Header) -> None:
         out = self._mux.supervisor_heartbeat(self._now())
@@ -301,7 +301,7 @@ class RobotControlMux(Node):
                     'heard again')
             elif self._supervisor_heard:
                 self.get_logger().info('supervisor heard again: AUTONOMOUS can be selected')
-        if mux.supervisor_heard and not self._supervisor_heard:
+        if mux.supervisor.armed and not self._supervisor_heard:
             self._supervisor_heard = True
             self.get_logger().info(
                 f'supervisor heard ({SUPERVISOR_HEARTBEAT}): its silence for more than '
