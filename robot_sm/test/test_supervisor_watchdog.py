@@ -11,7 +11,6 @@ import signal
 import time
 from typing import Iterator
 
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 import pytest
 from robot_sm import qos
@@ -42,26 +41,16 @@ class Supervised:
         self.modes: Recorder[OperationMode] = ros.record(
             OperationMode, 'robot_sm/operation_mode', qos.STATE)
         states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
-        diagnostics: Recorder[DiagnosticArray] = ros.record(DiagnosticArray, '/diagnostics')
-        mux = ros.start_node(RobotControlMux)
+        # As the suite starts it: supervised, AUTONOMOUS waits until the mux hears the
+        # state interface (before, a mux that had not heard it yet drove unsupervised).
+        ros.start_node(RobotControlMux, {'supervised': True})
         ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
         self.supervisor: NodeProcess = ros.start_process(python_module_argv(
             'robot_sm.nodes.state_interface', *ros_args(ros.namespace)))
         states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
-        # The watchdog arms when the mux first hears the supervisor (its diagnostics show it).
-        # A mux that never does fails below, where the robot keeps driving.
-        name = mux.get_fully_qualified_name()
-        try:
-            diagnostics.wait_for(lambda array: any(
-                status.hardware_id == name and any(
-                    kv.key == 'supervisor age (s)' and kv.value != 'never'
-                    for kv in status.values)
-                for status in array.status), timeout=WAIT)
-        except TimeoutError:
-            pass
         self.autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))  # e.g. Nav2
         self.teleop = Stream(ros, Twist, 'teleoperation/cmd_vel', None)
-        assert self.set_mode(AUTONOMOUS).success
+        assert wait_until(lambda: self.set_mode(AUTONOMOUS).success, timeout=WAIT)
         self.cmd_vel.wait_for(lambda m: m.linear.x == 0.3, timeout=WAIT)
 
     def set_mode(self, mode: int) -> SetOperationMode.Response:
