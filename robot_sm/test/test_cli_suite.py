@@ -211,8 +211,9 @@ def test_follow_start_applies_mode_and_direction_then_stop(slow: RunningSuite) -
     suite = slow
     suite.client.add_waypoint(1.0, 0.0)
     suite.client.add_waypoint(2.0, 0.0)
+    # The suite starts STOPPED: the start selects AUTONOMOUS and says so.
     assert ok(suite, 'follow', 'start', '--mode', 'patrol', '--reverse').stdout.strip() == \
-        'Waypoint following started'
+        'Waypoint following started (the mux was STOPPED: AUTONOMOUS selected)'
     suite.wait_state('W: Navigation')
     listed = suite.client.waypoints().data
     assert (listed['mode'], listed['reverse']) == ('patrol', True)
@@ -235,7 +236,8 @@ def test_follow_start_applies_mode_and_direction_then_stop(slow: RunningSuite) -
 def test_explore_start_sets_finish_or_interrupt_then_stop(suite: RunningSuite) -> None:
     # No map is published: Calculate Goal waits for one (60 s), so exploration keeps running.
     exploration = suite.record(Bool, 'robot_sm/exploration_mode')
-    assert ok(suite, 'explore', 'start', '--finish').stdout.strip() == 'Exploration started'
+    assert ok(suite, 'explore', 'start', '--finish').stdout.strip() == \
+        'Exploration started (the mux was STOPPED: AUTONOMOUS selected)'
     exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
     suite.wait_state(lambda name: name.startswith('E: '))
     assert ok(suite, 'explore', 'stop').stdout.strip() == 'Exploration stopped'

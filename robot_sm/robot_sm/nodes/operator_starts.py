@@ -26,6 +26,10 @@ from robot_sm.statemachine.machine import StateMachine
 from robot_sm_msgs.srv import SetOperationMode
 
 
+#: How the mux answers a request for the mode it is in.
+ALREADY = 'mode is already'
+
+
 class AutonomyForStarts:
     """Ask the mux for AUTONOMOUS when an operator starts an activity in STOPPED."""
 
@@ -46,9 +50,13 @@ class AutonomyForStarts:
         self._mode = (mode, emergency_stop)
 
     def stopped_and_idle(self) -> bool:
-        """Return whether a start now needs AUTONOMOUS first: the mux STOPPED, the machine idle."""
+        """
+        Return whether a start now needs AUTONOMOUS first: the mux STOPPED, the machine idle.
+
+        A mode not heard yet counts as STOPPED: the mux's answer then tells.
+        """
         state = self._machine.state
-        return (self._mode == (int(Mode.STOPPED), False) and state is not None
+        return (self._mode in (None, (int(Mode.STOPPED), False)) and state is not None
                 and state.role is Role.IDLE and self._machine.pending is None)
 
     async def start(self, start: Callable[[], Answer]) -> Answer:
@@ -57,10 +65,12 @@ class AutonomyForStarts:
             return start()
         switched = await self._set_mode(Mode.AUTONOMOUS)
         if not switched.success:
-            return Answer(False, f'the mux is STOPPED and refused AUTONOMOUS: {switched.message}')
+            return Answer(False, f'the mux refused AUTONOMOUS: {switched.message}')
+        selected = not switched.message.startswith(ALREADY)
         answer = start()
-        if not answer.success:
+        if not answer.success and selected:
             await self._set_mode(Mode.STOPPED)  # a refused start changes nothing
+        if not answer.success or not selected:
             return answer
         self._node.get_logger().info(f'{answer.message}: the mux was STOPPED, AUTONOMOUS '
                                      'selected for it')
@@ -75,9 +85,11 @@ class AutonomyForStarts:
     async def _autonomy_for_simple_goal(self) -> None:
         switched = await self._set_mode(Mode.AUTONOMOUS)
         if switched.success:
-            self._node.get_logger().info('simple goal: the mux was STOPPED, AUTONOMOUS selected')
+            if not switched.message.startswith(ALREADY):
+                self._node.get_logger().info('simple goal: the mux was STOPPED, AUTONOMOUS '
+                                             'selected')
             return
-        message = f'simple goal stopped: the mux is STOPPED and refused AUTONOMOUS: ' \
+        message = f'simple goal stopped: the mux refused AUTONOMOUS: ' \
                   f'{switched.message}'
         self._node.get_logger().warning(message)
         self._machine.stop_simple_goal()
