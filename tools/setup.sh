@@ -12,6 +12,10 @@
 # To change a dependency: edit tools/requirements.txt, then run
 #   tools/setup.sh --repin
 # which rebuilds .venv from scratch and rewrites tools/constraints.txt.
+# tools/setup.sh --venv-only stops after step 3 (the Python environment, no workspace build).
+#
+# A setup interrupted (Ctrl-C) while .venv is created or its packages are installed leaves an
+# environment that cannot be trusted; the next run notices it and builds .venv again.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,23 +41,38 @@ find_python() {
 }
 
 repin=0
+venv_only=0
 case "${1:-}" in
   --repin) repin=1 ;;
-  -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+  --venv-only) venv_only=1 ;;
+  -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
   '') ;;
-  *) echo "usage: tools/setup.sh [--repin]" >&2; exit 2 ;;
+  *) echo "usage: tools/setup.sh [--repin | --venv-only]" >&2; exit 2 ;;
 esac
 
 SECONDS=0
+
+# Whether .venv was left incomplete: its creation (python -m venv, which installs pip last)
+# did not finish before its first install did, pip does not run, or an install did not finish.
+venv_incomplete() {
+  { [ ! -f "$venv/.created" ] && [ ! -f "$venv/.requirements.sha" ]; } \
+    || [ -f "$venv/.installing" ] \
+    || ! "$venv/bin/python" -m pip --version >/dev/null 2>&1
+}
 
 # 1. The virtual environment.
 if [ "$repin" = 1 ]; then
   rm -rf "$venv" build install log
 fi
-if [ ! -x "$venv/bin/python" ]; then
+if [ -e "$venv" ] && venv_incomplete; then
+  log 'the last setup was interrupted: .venv is incomplete, building it again'
+  rm -rf "$venv"
+fi
+if [ ! -e "$venv" ]; then
   python=$(find_python)
   log "creating .venv with $($python --version)"
   "$python" -m venv "$venv"
+  touch "$venv/.created"
 fi
 # colcon must not mistake the wheels' share/*/package.xml files for packages of a workspace.
 touch "$venv/COLCON_IGNORE"
@@ -61,22 +80,27 @@ touch "$venv/COLCON_IGNORE"
 # 2. Pinned packages.
 if [ "$repin" = 1 ]; then
   log "installing the newest allowed versions and rewriting tools/constraints.txt"
-  "$venv/bin/pip" install --quiet --upgrade -r tools/requirements.txt
+  "$venv/bin/python" -m pip install --quiet --upgrade -r tools/requirements.txt
   {
     echo '# Exact versions of everything tools/requirements.txt installs (pip freeze of a fresh .venv).'
     echo '# Regenerate after changing requirements.txt: see tools/setup.sh --help.'
-    "$venv/bin/pip" freeze --all | grep -v '^pip=='
+    "$venv/bin/python" -m pip freeze --all | grep -v '^pip=='
   } > tools/constraints.txt
 fi
 want=$(hash_of tools/requirements.txt tools/constraints.txt)
 if [ "$(cat "$venv/.requirements.sha" 2>/dev/null)" != "$want" ]; then
   log "installing pinned packages into .venv (first run: about a minute)"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check \
+  touch "$venv/.installing"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     -r tools/requirements.txt -c tools/constraints.txt 2> >(grep -v 'is ignored' >&2)
   # 3. The wheels' CMake files name their build container's Python paths.
   "$venv/bin/python" tools/fix_cmake_paths.py
   echo "$want" > "$venv/.requirements.sha"
-  rm -f build/.inputs.sha
+  rm -f "$venv/.installing" build/.inputs.sha
+fi
+if [ "$venv_only" = 1 ]; then
+  log "the Python environment is ready in ${SECONDS} s (--venv-only: no workspace build)"
+  exit 0
 fi
 
 # 4. colcon build. robot_sm and robot_sm_control are symlink-installed: editing their Python

@@ -180,6 +180,9 @@ class FakeContext:
     def now(self) -> float:
         return self._world.time
 
+    def ros_time(self) -> float:
+        return self._world.time
+
     def parameter(self, name: str) -> Any:
         plugin, _, short = name.rpartition('.')
         values = self._world.plugin_parameters(plugin or self._plugin)

@@ -210,7 +210,8 @@ def test_exploration_start_applies_finish_or_interrupt_and_stop(operator: Operat
     suite.wait_state(lambda name: name.startswith('E: '))
     operator.until(lambda: panel.exploration_button.text() == 'Stop'
                    and not panel.exploration_mode.isEnabled())
-    assert panel.info_label.text() == 'exploration: Exploration started'
+    assert panel.info_label.text() == \
+        'exploration: Exploration started (the mux was STOPPED: AUTONOMOUS selected)'
 
     operator.click(panel.exploration_button)
     operator.until(lambda: panel.state_label.text() == 'Current state: Idle'

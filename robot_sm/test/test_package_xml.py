@@ -37,13 +37,16 @@ def test_xmllint(manifest: pathlib.Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
-#: rosdep keys of the Python libraries robot_sm imports (a ROS package's module is its name).
+#: rosdep keys of the Python libraries robot_sm imports (a ROS package's module is its name),
+#: as rosdistro's rosdep/python.yaml and jazzy/distribution.yaml name them.
 PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
                'PIL': 'python3-pil', 'argcomplete': 'python3-argcomplete',
                'matplotlib': 'python3-matplotlib', 'pinocchio': 'pinocchio',
                'aiohttp': 'python3-aiohttp',
                # rosdistro's pip key; it installs mcap, which it depends on.
-               'mcap': 'mcap-ros2-support'}
+               'mcap': 'mcap-ros2-support',
+               # The Python tf2_ros is the package tf2_ros_py; tf2_ros is the C++ library.
+               'tf2_ros': 'tf2_ros_py'}
 #: Imported only where the ROS package is missing (pip environments), or only by what tests
 #: and the demo drive (selenium: a browser for the web console; a test_depend), never on a robot.
 NOT_ON_A_ROBOT = {'PySide6', 'selenium'}

@@ -75,7 +75,7 @@ def test_tf_prefixes_every_robots_frames(ros: RosHarness) -> None:
     import tf2_ros
     ros.start_node(RobotSim, {'world': 'office', 'robots': ROBOTS})
     buffer = tf2_ros.Buffer()
-    tf2_ros.TransformListener(buffer, ros.node)
+    tf2_ros.TransformListener(buffer, ros.probe)
     for name, (x, y) in (('robot1', (1.0, 1.0)), ('robot3', (1.0, 5.0))):
         wait_until(lambda: buffer.can_transform('map', f'{name}/base_footprint',
                                                 rclpy_time_zero()), timeout=10.0)

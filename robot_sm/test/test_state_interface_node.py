@@ -63,7 +63,8 @@ def test_waypoint_following_single_round_visits_every_waypoint(suite: RunningSui
     for x in (1.0, 2.0, 3.0):
         assert suite.client.add_waypoint(x, 0.0).success
     answer = suite.client.start_waypoint_following()
-    assert (answer.success, answer.message) == (True, 'Waypoint following started')
+    assert (answer.success, answer.message) == (
+        True, 'Waypoint following started (the mux was STOPPED: AUTONOMOUS selected)')
     suite.wait_state('W: Navigation')
     start = time.monotonic()
     suite.wait_state('Idle', after=start)

@@ -11,17 +11,18 @@ import signal
 import time
 from typing import Iterator
 
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 import pytest
 from robot_sm import qos
+from robot_sm.bringup.suite_nodes import SUITE
+from robot_sm.mux import ControlMux, Mode, MuxConfig, SUPERVISOR_HEARTBEAT
 from robot_sm.nodes.robot_control_mux import RobotControlMux
 from robot_sm.nodes.service_provider import ServiceProvider
 from robot_sm.testing import (NodeProcess, python_module_argv, Recorder, ros_args, RosHarness,
-                              SCHEDULING_SLACK)
+                              SCHEDULING_SLACK, wait_until)
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
-from std_msgs.msg import String
+from std_msgs.msg import Header, String
 from test_robot_control_mux_node import is_zero, Stream, twist
 
 STOPPED, AUTONOMOUS, TELEOPERATION = (OperationMode.STOPPED, OperationMode.AUTONOMOUS,
@@ -40,26 +41,16 @@ class Supervised:
         self.modes: Recorder[OperationMode] = ros.record(
             OperationMode, 'robot_sm/operation_mode', qos.STATE)
         states: Recorder[String] = ros.record(String, 'robot_sm/state_info', qos.STATE)
-        diagnostics: Recorder[DiagnosticArray] = ros.record(DiagnosticArray, '/diagnostics')
-        mux = ros.start_node(RobotControlMux)
+        # As the suite starts it: supervised, AUTONOMOUS waits until the mux hears the
+        # state interface (before, a mux that had not heard it yet drove unsupervised).
+        ros.start_node(RobotControlMux, {'supervised': True})
         ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
         self.supervisor: NodeProcess = ros.start_process(python_module_argv(
             'robot_sm.nodes.state_interface', *ros_args(ros.namespace)))
         states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
-        # The watchdog arms when the mux first hears the supervisor (its diagnostics show it).
-        # A mux that never does fails below, where the robot keeps driving.
-        name = mux.get_fully_qualified_name()
-        try:
-            diagnostics.wait_for(lambda array: any(
-                status.hardware_id == name and any(
-                    kv.key == 'supervisor age (s)' and kv.value != 'never'
-                    for kv in status.values)
-                for status in array.status), timeout=WAIT)
-        except TimeoutError:
-            pass
         self.autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))  # e.g. Nav2
         self.teleop = Stream(ros, Twist, 'teleoperation/cmd_vel', None)
-        assert self.set_mode(AUTONOMOUS).success
+        assert wait_until(lambda: self.set_mode(AUTONOMOUS).success, timeout=WAIT)
         self.cmd_vel.wait_for(lambda m: m.linear.x == 0.3, timeout=WAIT)
 
     def set_mode(self, mode: int) -> SetOperationMode.Response:
@@ -111,3 +102,36 @@ def test_a_frozen_supervisor_stops_autonomous_motion_until_it_is_heard_again(
         time.sleep(0.1)
     supervised.cmd_vel.wait_for(lambda m: m.linear.x == 0.3, after=time.monotonic(),
                                 timeout=WAIT)
+
+
+# A mux launched with its supervisor (``supervised``, as in the suite) ---------------------------
+
+
+def test_a_supervised_mux_refuses_autonomy_until_it_first_hears_its_supervisor() -> None:
+    mux = ControlMux(MuxConfig(supervised=True, supervisor_timeout=0.5), 100.0)
+    refused = mux.set_mode(Mode.AUTONOMOUS, 100.1)
+    assert not refused.success and 'has not been heard since the mux started' in refused.message
+    assert mux.state.mode is Mode.STOPPED
+    assert mux.set_mode(Mode.TELEOPERATION, 100.2).success  # an operator can still drive
+    assert mux.set_mode(Mode.STOPPED, 100.3).success
+    mux.supervisor_heartbeat(100.4)
+    assert mux.set_mode(Mode.AUTONOMOUS, 100.5).success
+    mux.tick(101.0)  # silent for longer than supervisor_timeout: the usual watchdog
+    assert mux.state.mode is Mode.STOPPED and mux.supervisor_lost
+    # A mux used alone takes AUTONOMOUS at once, as before.
+    assert ControlMux(MuxConfig(), 100.0).set_mode(Mode.AUTONOMOUS, 100.1).success
+
+
+def test_the_suite_s_mux_is_supervised_and_waits_for_the_state_interface(
+        ros: RosHarness) -> None:
+    spec = next(spec for spec in SUITE if spec.executable == 'robot_control_mux')
+    assert spec.parameters['supervised'] is True
+    ros.start_node(RobotControlMux, {**spec.parameters, 'emergency_stop_file': ''})
+    request = SetOperationMode.Request()
+    request.operation_mode.mode = AUTONOMOUS
+    refused = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
+    assert not refused.success and 'is the state interface running?' in refused.message
+    heartbeat = Stream(ros, Header, SUPERVISOR_HEARTBEAT, Header(), rate=20.0)
+    assert wait_until(lambda: ros.call(SetOperationMode, 'robot_sm/set_operation_mode',
+                                       request).success, timeout=WAIT)
+    heartbeat.switch(None)

@@ -23,7 +23,7 @@ from robot_sm import qos
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
 from robot_sm.bringup.suite_process import SuiteProcess
 from robot_sm.client import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, SuiteClient, WAYPOINTS
-from robot_sm.testing import Recorder
+from robot_sm.testing import Recorder, wait_until
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import String
 
@@ -79,9 +79,18 @@ class RunningSuite:
         if ready_state is not None:
             try:
                 self.wait_state(ready_state, timeout=BOOT_TIMEOUT)
+                self._wait_until_supervised()
             except BaseException:
                 self.close()
                 raise
+
+    def _wait_until_supervised(self) -> None:
+        """Wait until the mux has heard the state interface: until then it refuses AUTONOMOUS."""
+        mux, supervisor = self.nodes.get('robot_control_mux'), self.nodes.get('state_interface')
+        if mux is not None and supervisor is not None and \
+                not wait_until(lambda: mux.supervisor_heard, timeout=BOOT_TIMEOUT):
+            raise TimeoutError('the mux did not hear the state interface within '
+                               f'{BOOT_TIMEOUT:g} s')
 
     def record(self, msg_type: Any, topic: str,
                profile: Union[QoSProfile, int] = qos.STATE_CHANGES) -> Recorder[Any]:

@@ -30,9 +30,11 @@ class NodeSpec:
         return getattr(importlib.import_module(module), name)
 
 
-#: The core of the suite: who moves the base, the data store, the state machine.
+#: The core of the suite: who moves the base, the data store, the state machine. The mux is
+#: ``supervised``: its state interface is started with it, and AUTONOMOUS waits until it is heard.
 SUITE: Tuple[NodeSpec, ...] = (
-    NodeSpec('robot_control_mux', 'robot_sm.nodes.robot_control_mux:RobotControlMux'),
+    NodeSpec('robot_control_mux', 'robot_sm.nodes.robot_control_mux:RobotControlMux',
+             parameters={'supervised': True}),
     NodeSpec('service_provider', 'robot_sm.nodes.service_provider:ServiceProvider'),
     NodeSpec('state_interface', 'robot_sm.nodes.state_interface:StateInterface'),
 )

@@ -22,6 +22,7 @@ from robot_sm.client.fleet import Acknowledgement, FleetClient, RobotStatus
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
     FOLLOWING_MODES,
+    held_because,
     ModeState,
     Status,
     waypoint_infos,
@@ -31,7 +32,8 @@ from robot_sm.client.suite_client import SIMPLE_GOAL_IGNORED_IN, SuiteClient
 from robot_sm.client.tasks import Task, TaskFeedback, TaskResult, TaskStatus, WaitTimeout
 
 __all__ = ['Acknowledgement', 'FleetClient', 'FOLLOWING_MODE_NAMES', 'FOLLOWING_MODES',
-           'MODE_NAMES', 'MODES', 'ModeState', 'OPERATION_MODE', 'Result', 'RobotStatus',
+           'held_because', 'MODE_NAMES', 'MODES', 'ModeState', 'OPERATION_MODE', 'Result',
+           'RobotStatus',
            'SIMPLE_GOAL_IGNORED_IN', 'STATE_INFO', 'STATE_OUTCOME', 'Status', 'SuiteClient',
            'SuiteUnavailable', 'Task', 'TaskFeedback', 'TaskResult', 'TaskStatus', 'WaitTimeout',
            'WAYPOINTS', 'waypoint_infos', 'WaypointInfo']

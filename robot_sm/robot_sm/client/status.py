@@ -49,6 +49,26 @@ class Status:
     driving_reverse: Optional[bool] = None
     pose: Optional[Tuple[float, float, float]] = None
     pose_error: Optional[str] = None
+    #: Why autonomy does not move the robot now, and what to do ('' when nothing holds it):
+    #: :func:`held_because` of the mode and e-stop.
+    held: str = ''
+
+
+def held_because(mode: Optional[str], emergency_stop: Optional[bool]) -> str:
+    """
+    Say why the robot does not move on its own in ``mode``, and what to do; '' if it can.
+
+    ``mode`` is a name of :data:`robot_sm.client.MODES` (None: not known yet).
+    """
+    if emergency_stop:
+        return ('the e-stop is engaged: release it (robot-sm estop off, or '
+                'robot_sm/emergency_stop false), then select a mode or start an activity')
+    if mode == 'stopped':
+        return ('the mux is STOPPED (as after every start of the suite): start an activity, '
+                'which selects autonomy, or select a mode (robot-sm mode autonomy)')
+    if mode == 'teleop':
+        return 'teleoperation: only the operator drives (robot-sm mode autonomy hands back)'
+    return ''
 
 
 class ModeState(NamedTuple):

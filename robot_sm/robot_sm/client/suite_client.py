@@ -43,6 +43,7 @@ from robot_sm.client.connection import (
 )
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
+    held_because,
     ModeState,
     Status,
     waypoint_infos,
@@ -285,6 +286,7 @@ class SuiteClient(WaypointCalls):
         mode = self.latched(OperationMode, OPERATION_MODE)
         status.mode = MODE_NAMES.get(mode.mode, str(mode.mode))
         status.emergency_stop = bool(mode.emergency_stop)
+        status.held = held_because(status.mode, status.emergency_stop)
         status.selected_input = self.latched(String, 'robot_sm/selected_input').data
         array = self.latched(WaypointArray, WAYPOINTS)
         status.waypoints = waypoint_infos(array)

@@ -25,6 +25,7 @@ def format_status(status: Any) -> str:
     return '\n'.join([
         f'state      {status.state}{last}',
         f'mode       {status.mode}    e-stop {estop}    input {status.selected_input}',
+        *([f'held       {status.held}'] if status.held else []),
         f"driving    {'reverse' if status.driving_reverse else 'forward'}",
         f'pose       {pose}',
         f'waypoints  {len(status.waypoints)} ({visited} visited, {unreachable} unreachable), '

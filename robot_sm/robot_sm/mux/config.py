@@ -39,6 +39,10 @@ MUX_PARAMETERS = (
     duration('supervisor_timeout', 1.0, 'Silence of the supervisor heartbeat '
              f'({SUPERVISOR_HEARTBEAT}, once heard) after which AUTONOMOUS falls to '
              'STOPPED and is refused until it is heard again.', 0.05, 10.0),
+    Param('supervised', False, 'A supervisor (the state interface) belongs to this mux, as in '
+          'the suite launched together: AUTONOMOUS is refused until its heartbeat '
+          f'({SUPERVISOR_HEARTBEAT}) has been heard. False: the supervisor watchdog arms at '
+          'the first heartbeat, and a mux used alone takes AUTONOMOUS at once.'),
     Param('max_linear_velocity', 0.0, 'Limit (m/s) on the length of the linear velocity; '
           'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
     Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular '
@@ -61,6 +65,7 @@ class MuxConfig(Settings):
     #: None: no heartbeat watchdog (the node sets it only with a ``heartbeat_topic``).
     heartbeat_timeout: Optional[float] = None
     supervisor_timeout: float = _default('supervisor_timeout')
+    supervised: bool = _default('supervised')
     max_linear_velocity: float = _default('max_linear_velocity')
     max_angular_velocity: float = _default('max_angular_velocity')
     #: The configured velocity inputs; empty: autonomy and teleoperation (see velocity_inputs).

@@ -31,6 +31,7 @@ arrived, and answers what the base must be told. Rules:
 - Supervisor: once heard, its silence for ``supervisor_timeout`` switches AUTONOMOUS to STOPPED,
   and AUTONOMOUS is refused (also as the fallback of teleoperation) until it is heard again.
   TELEOPERATION stays available: an operator must be able to drive a robot whose supervisor died.
+  ``supervised`` (the suite launched together): AUTONOMOUS is refused until it is first heard.
 - Sanitising: commands with NaN or infinity are dropped and counted; they never take over.
   Others are scaled down to ``max_linear_velocity`` and ``max_angular_velocity`` (0: no limit)
   keeping their direction; a finite command too large to be scaled is dropped the same way.
@@ -43,7 +44,7 @@ publishing before the next :meth:`ControlMux.tick`.
 import math
 from typing import Dict, Optional, Sequence
 
-from robot_sm.mux.config import MuxConfig, velocity_inputs
+from robot_sm.mux.config import MuxConfig, SUPERVISOR_HEARTBEAT, velocity_inputs
 from robot_sm.mux.diagnosis import mux_status
 from robot_sm.mux.idle_fallback import IdleFallback
 from robot_sm.mux.input_statistics import InputStatistics
@@ -80,8 +81,8 @@ class ControlMux:
                        if emergency_stop_reason else 'started')
         #: False until an operator selects a mode: until then no input takes over.
         self.operator_selected = False
-        #: True while the supervisor, once heard, is silent: AUTONOMOUS is refused.
-        self.supervisor_lost = False
+        #: True while the supervisor is silent (once heard, or ``supervised``): no AUTONOMOUS.
+        self.supervisor_lost = config.supervised
         #: Whether the operator heartbeat is heard: False until it arrives and once it falls
         #: silent for ``heartbeat_timeout``; None without a heartbeat watchdog.
         self.operator_present: Optional[bool] = (
@@ -96,7 +97,7 @@ class ControlMux:
         self._joystick = JoystickActivity(config.joystick_axis_threshold)
         self._heartbeat = (None if config.heartbeat_timeout is None
                            else Watchdog(config.heartbeat_timeout, armed_at=now))
-        self._supervisor = Watchdog(config.supervisor_timeout)
+        self.supervisor = Watchdog(config.supervisor_timeout)  # armed: heard since the start
         #: Statistics of every input: velocity inputs, locks, joystick, heartbeats.
         self.inputs: Dict[str, InputStatistics] = self.selection.statistics()
         if config.joystick_used:
@@ -200,7 +201,7 @@ class ControlMux:
         """Take the supervisor's heartbeat: it arms the watchdog, and ends a supervisor loss."""
         self.inputs[SUPERVISOR].record(now)
         changed = self._run_timers(now)
-        self._supervisor.beat(now)
+        self.supervisor.beat(now)
         self.supervisor_lost = False
         return self.output(now) if changed else None
 
@@ -354,10 +355,12 @@ class ControlMux:
 
     def supervisor_refusal(self, now: float) -> str:
         """Say why AUTONOMOUS is refused while the supervisor is silent."""
-        silence = self._supervisor.silence(now) or 0.0
-        return (f'the supervisor has been silent for {silence:.2f} s (supervisor_timeout '
-                f'{self._supervisor.timeout:g} s): AUTONOMOUS is refused until it is heard '
-                'again; TELEOPERATION and STOPPED can be selected')
+        silence = self.supervisor.silence(now)
+        how = ('has not been heard since the mux started (is the state interface running?)'
+               if silence is None else f'has been silent for {silence:.2f} s '
+               f'(supervisor_timeout {self.supervisor.timeout:g} s)')
+        return (f'the supervisor ({SUPERVISOR_HEARTBEAT}) {how}: AUTONOMOUS is refused until it '
+                'is heard again; TELEOPERATION and STOPPED can be selected')
 
     def _enter(self, mode: Mode, reason: str) -> None:
         self._idle.entering(self.mode, mode)
@@ -379,12 +382,12 @@ class ControlMux:
             if not self.emergency_stop:
                 self._engage(f'heartbeat silent for more than {heartbeat.timeout:g} s')
                 changed = True
-        if not self.supervisor_lost and self._supervisor.silent(now):
+        if not self.supervisor_lost and self.supervisor.silent(now):
             self.supervisor_lost = True
             self._idle.supervisor_lost()
             if self.mode is Mode.AUTONOMOUS:
                 self._enter(Mode.STOPPED, 'supervisor silent for more than '
-                                          f'{self._supervisor.timeout:g} s')
+                                          f'{self.supervisor.timeout:g} s')
                 changed = True
         fallback = self._idle.due(now)
         if fallback is not None:

@@ -15,6 +15,7 @@ from robot_sm.mux import (
     Lock,
     LOCK_PARAMETERS,
     LOCK_REQUIRED,
+    Mode,
     MuxConfig,
     velocity_inputs,
     VelocityInput,
@@ -44,16 +45,31 @@ def declare_inputs_and_locks(node: Node, config: Dict[str, Any]) -> None:
             "inputs and locks: coming from twist_mux'")
     inputs = declare_entries(node, 'inputs', INPUT_PARAMETERS, INPUT_REQUIRED)
     locks = declare_entries(node, 'locks', LOCK_PARAMETERS, LOCK_REQUIRED)
-    if inputs and 'autonomy_timeout' in given:
-        raise ConfigurationError(
-            "parameter 'autonomy_timeout' has no effect with inputs: give the autonomy inputs "
-            'their timeout (inputs.<name>.timeout)')
     config['inputs'] = tuple(VelocityInput.from_parameters(name, values)
                              for name, values in inputs.items())
+    if 'autonomy_timeout' in given:
+        _check_autonomy_timeout(config['autonomy_timeout'], config['inputs'])
     config['locks'] = tuple(Lock.from_parameters(name, values) for name, values in locks.items())
     if not inputs:
         for source in velocity_inputs(config_from(MuxConfig, config)):
             declare_parameters(node, source.parameters(), f'inputs.{source.name}')
+
+
+def _check_autonomy_timeout(timeout: float, inputs: Sequence[VelocityInput]) -> None:
+    """
+    Refuse an ``autonomy_timeout`` that the configured inputs would leave without effect.
+
+    With inputs, each autonomy input has its own timeout. The node's own parameter dump
+    (``ros2 param dump``) holds ``autonomy_timeout`` beside them, equal to theirs: accepted.
+
+    :raises ConfigurationError: if an autonomy input's timeout differs from it.
+    """
+    for source in inputs:
+        if source.mode is Mode.AUTONOMOUS and source.timeout != timeout:
+            raise ConfigurationError(
+                f"parameter 'autonomy_timeout' has no effect with inputs: it is {timeout:g} s, "
+                f'and the autonomy input {source.name} goes stale after its own '
+                f'inputs.{source.name}.timeout ({source.timeout:g} s)')
 
 
 def check_topics(node: Node, topics: Sequence[Tuple[str, str]]) -> None:

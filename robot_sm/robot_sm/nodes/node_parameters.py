@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Sequence
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from robot_sm.parameters import ConfigurationError, named_entries, Param, validate
 from robot_sm.storage import PersistenceError
 
@@ -27,6 +28,7 @@ def declare_parameters(node: Node, specs: Sequence[Param], prefix: str = '') -> 
             dynamic_typing=True,
         )
         default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
+        _drop_unset_override(node, name)
         try:
             value = node.declare_parameter(name, default, descriptor).value
         except Exception as error:  # noqa: B902 - rclpy raises several unrelated types here
@@ -35,6 +37,19 @@ def declare_parameters(node: Node, specs: Sequence[Param], prefix: str = '') -> 
             value = default
         values[spec.name] = validate(spec, value, name)
     return values
+
+
+def _drop_unset_override(node: Node, name: str) -> None:
+    """
+    Forget a value given for ``name`` that has no type: the parameter keeps its default.
+
+    rcl reads an empty list in a parameter file (``robots: []``, as ``ros2 param dump`` writes
+    an empty array) as a parameter that is not set; declared with it, the parameter would read
+    None, and the node's next dump would hold ``null``.
+    """
+    given = node._parameter_overrides.get(name)  # noqa: SLF001 - see given_parameter_names
+    if given is not None and given.type_ == Parameter.Type.NOT_SET:
+        del node._parameter_overrides[name]  # noqa: SLF001
 
 
 def given_parameter_names(node: Node) -> List[str]:

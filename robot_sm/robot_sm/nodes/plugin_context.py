@@ -174,8 +174,12 @@ class StateContext:
         return self._suite
 
     def now(self) -> float:
-        """Return the node's time in seconds (sim time when ``use_sim_time``)."""
+        """Return the time for timeouts in seconds (sim time when ``use_sim_time``)."""
         return self._endpoints.clock()
+
+    def ros_time(self) -> float:
+        """Return the node's ROS time in seconds, for message stamps."""
+        return self._endpoints.node.get_clock().now().nanoseconds * 1e-9
 
     def parameter(self, name: str) -> Any:
         """Return ``<plugin>.<name>``, or the node's own ``name``."""

@@ -111,6 +111,7 @@ class RobotControlMux(Node):
         self._mode = self._mux.mode
         self._emergency_stop = self._mux.emergency_stop
         self._supervisor_lost = self._mux.supervisor_lost
+        self._supervisor_heard = False
         self._operator_present = self._mux.operator_present
         if self._presence_pub is not None:
             self._presence_pub.publish(Bool(data=False))
@@ -219,6 +220,11 @@ class RobotControlMux(Node):
             # Every beat is answered: the operator sees that the robot hears it.
             self._presence_pub.publish(Bool(data=True))
 
+    @property
+    def supervisor_heard(self) -> bool:
+        """Return whether the supervisor's heartbeat has been heard since the start."""
+        return self._mux.supervisor.armed
+
     def _on_supervisor_heartbeat(self, _: Header) -> None:
         out = self._mux.supervisor_heartbeat(self._now())
         if out is not None:
@@ -293,8 +299,13 @@ class RobotControlMux(Node):
                     f'supervisor silent ({SUPERVISOR_HEARTBEAT}, supervisor_timeout '
                     f'{mux.config.supervisor_timeout:g} s): AUTONOMOUS is refused until it is '
                     'heard again')
-            else:
+            elif self._supervisor_heard:
                 self.get_logger().info('supervisor heard again: AUTONOMOUS can be selected')
+        if mux.supervisor.armed and not self._supervisor_heard:
+            self._supervisor_heard = True
+            self.get_logger().info(
+                f'supervisor heard ({SUPERVISOR_HEARTBEAT}): its silence for more than '
+                f'{mux.config.supervisor_timeout:g} s stops AUTONOMOUS')
         if mux.operator_present is not self._operator_present:
             self._operator_present = mux.operator_present
             if mux.operator_present:

@@ -16,6 +16,8 @@ navigation (:mod:`~robot_sm.nodes.reverse_mode`); the robot pose comes from tf2 
 import os
 import sys
 import threading
+import time
+from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from geometry_msgs.msg import PointStamped, PoseArray
@@ -32,6 +34,7 @@ from robot_sm.nodes.robot_pose_source import (
     topic_pose_lookup,
 )
 from robot_sm.nodes.runner import run_node
+from robot_sm.nodes.waypoint_interactive_markers import Edit, InteractiveWaypoints
 from robot_sm.nodes.waypoint_markers import waypoint_markers
 from robot_sm.nodes.waypoint_services import WaypointServices
 from robot_sm.parameters import config_from, duration, not_empty, Param
@@ -52,7 +55,7 @@ from robot_sm.waypoints import (
 from robot_sm_msgs.msg import WaypointArray
 from robot_sm_msgs.srv import GetRobotPose
 from std_msgs.msg import Bool
-from std_srvs.srv import Trigger
+from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import MarkerArray
 
 #: Exploration goals: reliable (matches reliable publishers, latched or not), newest only.
@@ -109,6 +112,10 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, Node):
         self._changed = self.get_clock().now().to_msg()
         self._array_cache: Tuple[Optional[WaypointList], WaypointArray] = (None, WaypointArray())
         self._create_publishers()
+        self._following = self.create_client(SetBool, 'robot_sm/start_stop_waypoint_following',
+                                             qos_profile=SERVICES)
+        self._interactive = InteractiveWaypoints(self, self._store.routines, self._edit,
+                                                 self._start_following)
         group = MutuallyExclusiveCallbackGroup()
         self._create_services(group)
         self._start_reverse_mode_service(config['navigation_reverse_service'],
@@ -181,6 +188,7 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, Node):
             self._waypoints_pub.publish(self._waypoint_array())
         if before is None or waypoints is not before[0] or goal_id != before[4]:
             self._markers_pub.publish(waypoint_markers(self._waypoint_array(), goal_id))
+            self._interactive.show(self._waypoint_array(), goal_id)
         for index, (publisher, value) in enumerate(
                 ((self._exploration_pub, exploration), (self._reverse_pub, reverse),
                  (self._obsolete_pub, obsolete)), start=1):
@@ -212,6 +220,27 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, Node):
                 response.message = f'internal error, nothing changed: {error!r}'
             self._publish_changes(before)
         return response
+
+    # -- RViz's interactive markers ----------------------------------------------------------
+
+    def _edit(self, description: str, edit: Edit) -> Tuple[bool, str]:
+        """Run an edit from RViz on the store like a service request; log what it did."""
+        response = SimpleNamespace(success=False, message='')
+        self._serve(response, lambda: edit(self._store))
+        if response.success:
+            self.get_logger().info(f'{description}: {response.message}')
+        return response.success, response.message
+
+    def _start_following(self) -> None:
+        """Ask the state interface to start waypoint following; log its answer."""
+        if not self._following.service_is_ready():
+            self.get_logger().warning('RViz: cannot start following: '
+                                      f'{self._following.srv_name} is not available')
+            return
+        future = self._following.call_async(SetBool.Request(data=True))
+        future.add_done_callback(lambda done: self.get_logger().info(
+            f'RViz: start following: {done.result().message}' if done.result() is not None
+            else f'RViz: start following failed: {done.exception()}'))
 
     # -- robot pose -------------------------------------------------------------------------
 

@@ -22,8 +22,10 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from geometry_msgs.msg import PoseStamped
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from robot_sm.nodes.node_parameters import declare_parameters
+from robot_sm.nodes.operator_starts import AutonomyForStarts
 from robot_sm.nodes.plugin_context import RosEndpoints, StateContext
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.nodes.suite_services import SuiteServices
@@ -112,7 +114,11 @@ class StateInterface(Node):
         self.machine = StateMachine(creator, self.get_logger(),
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
-                                    stop_robot=self.suite.stop_robot)
+                                    stop_robot=self.suite.stop_robot,
+                                    running=self.context.ok)
+        #: Starts in STOPPED ask the mux for AUTONOMOUS first (see operator_starts).
+        self.starts = AutonomyForStarts(self, self.machine, config['service_timeout'],
+                                        self._publish_outcome)
         #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
         self.tf_buffer: Any = None
         self._tf_missing = self._listen_to_tf()
@@ -121,10 +127,15 @@ class StateInterface(Node):
                                  self._on_operation_mode, STATE)
         self.create_subscription(PoseStamped, 'robot_sm/simple_goal', self._on_simple_goal,
                                  EVENTS)
+        # The starts wait for the mux (asynchronously): in a group of their own, so that the
+        # ticks, the heartbeat and the mux's answer go on meanwhile.
+        starts = MutuallyExclusiveCallbackGroup()
         self.create_service(SetBool, 'robot_sm/start_stop_exploration',
-                            self._on_start_stop_exploration, qos_profile=SERVICES)
+                            self._on_start_stop_exploration, qos_profile=SERVICES,
+                            callback_group=starts)
         self.create_service(SetBool, 'robot_sm/start_stop_waypoint_following',
-                            self._on_start_stop_waypoint_following, qos_profile=SERVICES)
+                            self._on_start_stop_waypoint_following, qos_profile=SERVICES,
+                            callback_group=starts)
         self.create_service(Trigger, 'robot_sm/state_info', self._on_state_info,
                             qos_profile=SERVICES)
         self.create_service(Trigger, 'robot_sm/stop_2d_nav_goal', self._on_stop_simple_goal,
@@ -157,6 +168,7 @@ class StateInterface(Node):
 
     def _on_operation_mode(self, msg: OperationModeMsg) -> None:
         self.machine.on_operation_mode(int(msg.mode), bool(msg.emergency_stop))
+        self.starts.on_operation_mode(int(msg.mode), bool(msg.emergency_stop))
 
     def _on_simple_goal(self, msg: PoseStamped) -> None:
         try:
@@ -165,7 +177,7 @@ class StateInterface(Node):
             self.get_logger().warning(f'simple goal ignored: {error}')
             self._publish_outcome(f'simple goal ignored: {error}')
             return
-        self.machine.on_simple_goal(pose)
+        self.starts.take_simple_goal(lambda: self.machine.on_simple_goal(pose))
 
     def _goal_in_map(self, msg: PoseStamped) -> Pose:
         """
@@ -203,15 +215,19 @@ class StateInterface(Node):
 
     # -- services -----------------------------------------------------------------------------
 
-    def _on_start_stop_exploration(self, request: SetBool.Request,
-                                   response: SetBool.Response) -> SetBool.Response:
-        response.success, response.message = self.machine.start_stop_exploration(request.data)
+    async def _on_start_stop_exploration(self, request: SetBool.Request,
+                                         response: SetBool.Response) -> SetBool.Response:
+        answer = await self.starts.start(lambda: self.machine.start_stop_exploration(True)) \
+            if request.data else self.machine.start_stop_exploration(False)
+        response.success, response.message = answer
         return response
 
-    def _on_start_stop_waypoint_following(self, request: SetBool.Request,
-                                          response: SetBool.Response) -> SetBool.Response:
-        response.success, response.message = \
-            self.machine.start_stop_waypoint_following(request.data)
+    async def _on_start_stop_waypoint_following(
+            self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        answer = await self.starts.start(
+            lambda: self.machine.start_stop_waypoint_following(True)) if request.data \
+            else self.machine.start_stop_waypoint_following(False)
+        response.success, response.message = answer
         return response
 
     def _on_state_info(self, _: Trigger.Request, response: Trigger.Response) -> Any:

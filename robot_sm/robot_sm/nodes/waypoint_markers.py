@@ -6,10 +6,10 @@ Each waypoint gets a pole, a pennant pointing along its heading and a label ``"<
 waypoint the robot is driving to is drawn taller, with a yellow ring around its foot.
 """
 
-from typing import Optional
+from typing import List, Optional
 
 from geometry_msgs.msg import Point, Pose
-from robot_sm_msgs.msg import WaypointArray
+from robot_sm_msgs.msg import Waypoint, WaypointArray
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -31,12 +31,40 @@ def label_of(index: int, routine: str) -> str:
     return f'{index}: {routine}' if routine else str(index)
 
 
-def _on_ground(pose: Pose, height: float) -> Pose:
-    lifted = Pose()
-    lifted.position.x, lifted.position.y = pose.position.x, pose.position.y
-    lifted.position.z = height
-    lifted.orientation.w = 1.0
-    return lifted
+def _at(x: float, y: float, z: float) -> Pose:
+    return Pose(position=Point(x=x, y=y, z=z))
+
+
+def waypoint_visuals(waypoint: Waypoint, index: int, current: bool) -> List[Marker]:
+    """
+    Return a waypoint's pole, flag, label (and the ring of the current goal) in its own frame.
+
+    Poses are relative to the waypoint's pose (the flag points along its x axis, its heading);
+    ids and namespaces are set as in :func:`waypoint_markers`, headers are left empty.
+    """
+    colour = colour_of(waypoint.visited, waypoint.unreachable)
+    height = 0.8 if current else 0.5
+    pole = Marker(ns=NAMESPACES[0], id=waypoint.id, type=Marker.CYLINDER,
+                  pose=_at(0.0, 0.0, height / 2.0), color=colour)
+    pole.scale.x = pole.scale.y = 0.03
+    pole.scale.z = height
+    flag = Marker(ns=NAMESPACES[1], id=waypoint.id, type=Marker.ARROW, color=colour,
+                  pose=_at(0.0, 0.0, height - 0.08))
+    flag.scale.x, flag.scale.y, flag.scale.z = 0.25, 0.12, 0.12
+    label = Marker(ns=NAMESPACES[2], id=waypoint.id, type=Marker.TEXT_VIEW_FACING,
+                   pose=_at(0.0, 0.0, height + 0.15), color=WHITE,
+                   text=label_of(index, waypoint.routine))
+    label.scale.z = 0.18
+    visuals = [pole, flag, label]
+    if current:
+        ring = Marker(ns=NAMESPACES[3], id=waypoint.id, type=Marker.CYLINDER,
+                      pose=_at(0.0, 0.0, 0.01), color=CURRENT)
+        ring.scale.x = ring.scale.y = 0.4
+        ring.scale.z = 0.02
+        visuals.append(ring)
+    for marker in visuals:
+        marker.pose.orientation.w = 1.0
+    return visuals
 
 
 def waypoint_markers(array: WaypointArray, current_id: Optional[int] = None) -> MarkerArray:
@@ -44,28 +72,11 @@ def waypoint_markers(array: WaypointArray, current_id: Optional[int] = None) -> 
     header = array.header
     markers = [Marker(header=header, action=Marker.DELETEALL)]
     for index, waypoint in enumerate(array.waypoints):
-        colour = colour_of(waypoint.visited, waypoint.unreachable)
-        current = waypoint.id == current_id
-        height = 0.8 if current else 0.5
-        pole = Marker(header=header, ns=NAMESPACES[0], id=waypoint.id, type=Marker.CYLINDER,
-                      pose=_on_ground(waypoint.pose, height / 2.0), color=colour)
-        pole.scale.x = pole.scale.y = 0.03
-        pole.scale.z = height
-        flag = Marker(header=header, ns=NAMESPACES[1], id=waypoint.id, type=Marker.ARROW,
-                      color=colour)
-        flag.pose = Pose(position=Point(x=waypoint.pose.position.x, y=waypoint.pose.position.y,
-                                        z=height - 0.08),
-                         orientation=waypoint.pose.orientation)
-        flag.scale.x, flag.scale.y, flag.scale.z = 0.25, 0.12, 0.12
-        label = Marker(header=header, ns=NAMESPACES[2], id=waypoint.id,
-                       type=Marker.TEXT_VIEW_FACING, pose=_on_ground(waypoint.pose, height + 0.15),
-                       color=WHITE, text=label_of(index, waypoint.routine))
-        label.scale.z = 0.18
-        markers += [pole, flag, label]
-        if current:
-            ring = Marker(header=header, ns=NAMESPACES[3], id=waypoint.id, type=Marker.CYLINDER,
-                          pose=_on_ground(waypoint.pose, 0.01), color=CURRENT)
-            ring.scale.x = ring.scale.y = 0.4
-            ring.scale.z = 0.02
-            markers.append(ring)
+        position = waypoint.pose.position
+        for marker in waypoint_visuals(waypoint, index, waypoint.id == current_id):
+            marker.header = header
+            marker.pose.position.x, marker.pose.position.y = position.x, position.y
+            if marker.ns == NAMESPACES[1]:  # the flag points along the waypoint's heading
+                marker.pose.orientation = waypoint.pose.orientation
+            markers.append(marker)
     return MarkerArray(markers=markers)

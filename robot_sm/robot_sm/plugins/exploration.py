@@ -49,7 +49,7 @@ class FrontierGoals:
         frontiers = self.search.search(grid, robot)
         msg = PoseArray()
         msg.header.frame_id = self._context.map_frame
-        msg.header.stamp = stamp(self._context.now())
+        msg.header.stamp = stamp(self._context.ros_time())
         msg.poses = [pose_msg(frontier.goal(robot)) for frontier in frontiers]
         self._publisher.publish(msg)
         return frontiers

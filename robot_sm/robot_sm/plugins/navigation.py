@@ -222,7 +222,8 @@ class Navigation(NavigationState):
         self._cmd.publish(twist(step.command))
         if self._navigator.path != self._published_path:
             self._published_path = list(self._navigator.path)
-            self._plan.publish(path_msg(self._published_path, context.map_frame, now))
+            self._plan.publish(path_msg(self._published_path, context.map_frame,
+                                        context.ros_time()))
         if step.status == NavigationStatus.SUCCEEDED:
             self.succeed()
         elif step.status == NavigationStatus.FAILED:

@@ -64,7 +64,14 @@ class Context(Protocol):
         """Give the suite's own services (service provider and mux), typed."""
 
     def now(self) -> float:
-        """Return the time in seconds: the node clock, which follows ``use_sim_time``."""
+        """
+        Return the time for timeouts in seconds: monotonic, or the ROS clock with sim time.
+
+        Never a message stamp: in real time it counts from the computer's start.
+        """
+
+    def ros_time(self) -> float:
+        """Return the node's ROS time in seconds (sim time with ``use_sim_time``), for stamps."""
 
     def parameter(self, name: str) -> Any:
         """

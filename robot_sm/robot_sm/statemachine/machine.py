@@ -60,8 +60,16 @@ class StateMachine:
     def __init__(self, factory: StateFactory, logger: Logger,
                  publish_state: Callable[[str], None] = lambda name: None,
                  publish_outcome: Callable[[str], None] = lambda text: None,
-                 stop_robot: Callable[[str], None] = lambda reason: None) -> None:
+                 stop_robot: Callable[[str], None] = lambda reason: None,
+                 running: Callable[[], bool] = lambda: True) -> None:
+        """
+        Run states made by ``factory``.
+
+        ``running`` says whether the node still runs: a hook that raises once it does not (rclpy
+        shut down under it, at Ctrl-C) is not a plugin's fault, and the error is raised on.
+        """
         self._factory = factory
+        self._running = running
         self._logger = logger
         self._publish_state = publish_state
         self._publish_outcome = publish_outcome
@@ -163,6 +171,8 @@ class StateMachine:
             hook()
             return True
         except Exception as error:  # noqa: B902 - a plugin's fault must not kill the node
+            if not self._running():
+                raise
             self._fail(state, hook_name, error, exiting)
             return False
 

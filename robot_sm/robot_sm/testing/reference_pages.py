@@ -71,6 +71,8 @@ NODE_PAGES = (
 
 #: Endpoints every rclpy node has, and the TF topics that exist only with tf2_ros.
 LEFT_OUT = {'/rosout', '/parameter_events', '/tf', '/tf_static'}
+#: Endpoints that exist only with the interactive_markers library (the pages' prose names them).
+LEFT_OUT_UNDER = ('robot_sm/waypoint_interactive_markers/',)
 #: Parameters every rclpy node has.
 RCLPY_PARAMETERS = {'use_sim_time', 'start_type_description_service'}
 PARAMETER_SERVICES = {'describe_parameters', 'get_parameters', 'get_parameter_types',
@@ -158,14 +160,16 @@ def endpoint_tables(node: Node, placeholders: Mapping[str, str]) -> Tuple[Table,
     topics = set()
     for direction, endpoints in (('out', node.publishers), ('in', node.subscriptions)):
         for endpoint in endpoints:
-            if endpoint.topic_name not in LEFT_OUT:
+            if endpoint.topic_name not in LEFT_OUT and \
+                    not _shown(endpoint.topic_name, {}).startswith(LEFT_OUT_UNDER):
                 topics.add((_shown(endpoint.topic_name, placeholders), direction,
                             _type_name(endpoint.msg_type), _qos(endpoint.qos_profile)))
     services = set()
     for role, endpoints in (('server', node.services), ('client', node.clients)):
         for endpoint in endpoints:
             name = _shown(endpoint.srv_name, placeholders)
-            if name.rpartition('/')[2] not in PARAMETER_SERVICES:
+            if name.rpartition('/')[2] not in PARAMETER_SERVICES and \
+                    not name.startswith(LEFT_OUT_UNDER):
                 services.add((name, role, _type_name(endpoint.srv_type)))
     return (Table('topics', ('topic', 'direction', 'type', 'QoS', 'notes'),
                   [(f'`{t}`', d, f'`{k}`', q, '') for t, d, k, q in sorted(topics)], True),

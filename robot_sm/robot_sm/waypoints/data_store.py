@@ -135,6 +135,16 @@ class DataStore:
         self._commit(self._waypoints.reset())
         return 'Waypoints reset'
 
+    def reorder_waypoint(self, position: int, to: int) -> str:
+        """Move waypoint ``position`` to index ``to`` (a new id, pending again)."""
+        self._commit(self._waypoints.reordered(position, to))
+        return f'Waypoint {position} moved to index {to}'
+
+    def start_at(self, position: int) -> str:
+        """Make waypoint ``position`` the next of waypoint following: those before it visited."""
+        self._commit(self._waypoints.starting_at(position))
+        return f'Waypoint following goes on from waypoint {position}'
+
     def set_following_mode(self, mode: int, reverse: bool) -> str:
         """Set the following mode (SINGLE, ROUNDTRIP, PATROL) and direction."""
         self._commit(self._waypoints.with_mode(mode, reverse))

@@ -140,6 +140,28 @@ class WaypointList:
                 'mode', f'{mode} is not a following mode: use 0 SINGLE, 1 ROUNDTRIP or 2 PATROL')
         return replace(self, mode=FollowingMode(mode), reverse=bool(reverse))
 
+    def reordered(self, position: int, to: int) -> 'WaypointList':
+        """
+        Return the list with waypoint ``position`` taken out and put in at index ``to``.
+
+        It is a remove and an insert, as an operator would do it: the waypoint gets a new id and
+        is pending again.
+
+        :raises RequestError: if either index is out of range.
+        """
+        waypoint = self.waypoints[self.check_index(position)]
+        self.check_index(to, 'to')
+        moved, _ = self.removed(position).inserted(waypoint.pose, waypoint.routine, to)
+        return moved
+
+    def starting_at(self, position: int) -> 'WaypointList':
+        """Return the list with the waypoints before ``position`` in its direction visited."""
+        index = self.check_index(position)
+        skipped = range(index + 1, len(self.waypoints)) if self.reverse else range(index)
+        waypoints = tuple(replace(w, visited=i in skipped, unreachable=False)
+                          for i, w in enumerate(self.waypoints))
+        return replace(self, waypoints=waypoints)
+
     def reset(self) -> 'WaypointList':
         """Return the list with every waypoint unvisited and reachable again."""
         waypoints = tuple(replace(w, visited=False, unreachable=False) for w in self.waypoints)

@@ -24,7 +24,14 @@ for the robot left and opened for the one chosen.
 from concurrent.futures import Future
 from typing import Any, Callable, List, Optional
 
-from robot_sm.client import FleetClient, FOLLOWING_MODE_NAMES, MODE_NAMES, Result, SuiteClient
+from robot_sm.client import (
+    FleetClient,
+    FOLLOWING_MODE_NAMES,
+    held_because,
+    MODE_NAMES,
+    Result,
+    SuiteClient,
+)
 from robot_sm.frontends.presence import HEARTBEAT_RATE
 from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.rqt.panel_backend import PanelBackend, waypoint_rows
@@ -114,6 +121,7 @@ class ControlPanel(QtWidgets.QWidget):
             layout.addWidget(group)
         self.estop_button, self.mode_buttons = control.estop_button, control.mode_buttons
         self.state_label, self.input_label = control.state_label, control.input_label
+        self.held_label = control.held_label
         self.exploration_button = exploration.exploration_button
         self.exploration_mode = exploration.exploration_mode
         self.following_button = following.following_button
@@ -295,6 +303,8 @@ class ControlPanel(QtWidgets.QWidget):
             self.reset_button.setEnabled(not self._following)
         mode = latest['operation_mode']
         if mode is not None:
+            held = held_because(MODE_NAMES.get(mode.mode), mode.emergency_stop)
+            self.held_label.setText(f'Not moving: {held}' if held else '')
             engaged = bool(mode.emergency_stop)
             self.estop_button.setChecked(engaged)
             self.estop_button.setText('Release Software Stop' if engaged else 'Software Stop')

@@ -1,9 +1,10 @@
 """
 The control panel's groups of widgets, each built by itself.
 
-Control, exploration, waypoint following, movement and the waypoint table. A group only lays out
-its widgets and names them (``setObjectName``, for tests and style sheets);
-:class:`~robot_sm.frontends.rqt.control_panel.ControlPanel` connects them to the suite.
+Control, exploration, waypoint following, movement and the waypoint table.
+
+A group only lays out its widgets and names them (``setObjectName``, for tests and style
+sheets); :class:`~robot_sm.frontends.rqt.control_panel.ControlPanel` connects them to the suite.
 """
 
 import math
@@ -48,6 +49,10 @@ class ControlGroup(QtWidgets.QGroupBox):
         self.input_label.setToolTip('The velocity input that drives the base (none: the mux '
                                     'outputs zero)')
         grid.addWidget(self.input_label, 2, 2)
+        self.held_label = named(QtWidgets.QLabel(''), 'held_label')
+        self.held_label.setWordWrap(True)
+        self.held_label.setToolTip('Why the robot does not move on its own, and what to do')
+        grid.addWidget(self.held_label, 3, 0, 1, 3)
 
 
 class ExplorationGroup(QtWidgets.QGroupBox):
