@@ -16,7 +16,6 @@ navigation (:mod:`~robot_sm.nodes.reverse_mode`); the robot pose comes from tf2 
 import os
 import sys
 import threading
-import time
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
