@@ -78,14 +78,14 @@ def start_in(start_suite: StartSuite, world: str, sensor_range: float = 2.5) -> 
 
 @pytest.fixture
 def maze(start_suite: StartSuite) -> Maze:
-    """The maze world (5 x 5 m), its map unknown."""
+    """Start in the maze world (5 x 5 m), its map unknown."""
     return start_in(start_suite, 'maze')
 
 
 @pytest.fixture
 def corner_of_the_maze(start_suite: StartSuite, tmp_path: pathlib.Path) -> Maze:
     """
-    The maze's 3 x 3 m corner around the start, walled in, its map unknown; the sensor sees 1 m.
+    Start in the maze's 3 x 3 m corner, walled in, its map unknown; the sensor sees 1 m.
 
     Its corridors, dead ends and a loop are the maze's own: exploring it to the end checks what
     exploring the whole maze does (the demo explores all of it), in a fraction of the time.

@@ -9,6 +9,7 @@ from geometry_msgs.msg import PoseStamped, Twist
 import numpy as np
 import pinocchio as pin
 import pytest
+from rclpy.duration import Duration
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
@@ -27,15 +28,18 @@ TICK = 1.0 / 60.0
 TIMEOUT = 10.0
 #: The node's defaults: late after input_timeout, lost after input_timeout + input_tolerance.
 INPUT_TIMEOUT, INPUT_TOLERANCE = (spec.default for spec in INPUT_PARAMETERS)
+SAMPLE_PERIOD = Duration(seconds=0.01)
 
 
 class Controllers:
     """
     Both XR controllers, published at 100 Hz from a node of their own as the test sets them.
 
-    Each sample is stamped with the node's clock when it is made, as a controller stamps it.
-    :meth:`delay` holds the samples back and then sends them all at once, as a loaded link does;
-    :meth:`stop` and :meth:`resume` stop and restart the controllers themselves.
+    A controller samples on its own clock, every 10 ms whatever happens to this process: each
+    publishing tick sends every sample due since the last one, stamped with the time it was due
+    (a busy test process delays samples; it does not leave out any). :meth:`delay` holds the
+    samples back and then sends them all at once, as a loaded link does; :meth:`stop` and
+    :meth:`resume` stop and restart the controllers themselves (their stamps show the gap).
     """
 
     def __init__(self, ros: RosHarness) -> None:
@@ -48,6 +52,7 @@ class Controllers:
         self.last_publish = 0.0
         self._held_until = 0.0
         self._backlog: List[Tuple[Any, Any]] = []
+        self._next_sample = self.node.get_clock().now()
         self.publishers = {hand: (self.node.create_publisher(PoseStamped, f'xr/{hand}/pose', 10),
                                   self.node.create_publisher(Joy, f'xr/{hand}/joy', 10))
                            for hand in ('left', 'right')}
@@ -58,8 +63,7 @@ class Controllers:
             for key, (index, value) in changes.items():
                 getattr(self, key)[hand][index] = value
 
-    def _samples(self) -> List[Tuple[Any, Any]]:
-        stamp = self.node.get_clock().now().to_msg()
+    def _samples(self, stamp: Any) -> List[Tuple[Any, Any]]:
         samples = []
         for hand, (pose_pub, joy_pub) in self.publishers.items():
             pose = PoseStamped()
@@ -73,11 +77,19 @@ class Controllers:
             samples += [(pose_pub, pose), (joy_pub, joy)]
         return samples
 
+    def _due_samples(self) -> List[Tuple[Any, Any]]:
+        """Return every sample due since the last tick, each stamped when it was due."""
+        now, samples = self.node.get_clock().now(), []
+        while self._next_sample <= now:
+            samples += self._samples(self._next_sample.to_msg())
+            self._next_sample += SAMPLE_PERIOD
+        return samples
+
     def _publish(self) -> None:
         with self._lock:
             if not self.publishing:
                 return
-            self._backlog += self._samples()
+            self._backlog += self._due_samples()
             if time.monotonic() < self._held_until:
                 return
             for publisher, msg in self._backlog:
@@ -100,6 +112,7 @@ class Controllers:
         """Publish again; return when."""
         with self._lock:
             self.publishing = True
+            self._next_sample = self.node.get_clock().now()
             return time.monotonic()
 
 
