@@ -16,6 +16,8 @@ import argparse
 import dataclasses
 import inspect
 import json
+import os
+import signal
 import sys
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
@@ -124,11 +126,7 @@ def _help(verb: Verb) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options and every verb of :data:`VERBS` to ``parser`` (robot-sm's, or ros2's)."""
-    parser.add_argument('--namespace', '-n', default='',
-                        help='namespace the suite runs in (default: the root)')
-    parser.add_argument('--timeout', '-t', type=arguments.finite, default=5.0,
-                        help='seconds to wait for the suite to answer (default 5)')
-    parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
+    arguments.common_options(parser)
     commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
     groups: Dict[str, Any] = {}
     verb_parsers: Dict[str, argparse.ArgumentParser] = {}
@@ -156,6 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                             description=inspect.getdoc(verb.function))
         for add in verb.arguments:
             add(verb_parser)
+        arguments.common_options(verb_parser, after_verb=True)
         verb_parser.set_defaults(run_verb=verb)
         verb_parsers[words] = verb_parser
 
@@ -212,7 +211,24 @@ def run(args: argparse.Namespace) -> int:
 
 def entry_point() -> None:
     """Console script entry point."""
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        end_as_the_pipe_did()
+    sys.exit(code)
+
+
+def end_as_the_pipe_did() -> None:
+    """
+    End by SIGPIPE, as Unix tools do when the reader has gone (``robot-sm status | head -2``).
+
+    Python ignores SIGPIPE and raises BrokenPipeError instead; unhandled, it prints a traceback.
+    The shell reports this end as 141, and a pipeline takes it for the normal end it is.
+    """
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
 
 
 class Ros2Command:

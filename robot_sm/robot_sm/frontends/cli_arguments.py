@@ -24,6 +24,24 @@ def complete_worlds(**_: Any) -> Iterable[str]:
     return shipped_worlds()
 
 
+def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) -> None:
+    """
+    Add --namespace, --timeout and --json: before the verb, and (``after_verb``) after it.
+
+    After the verb, as ros2cli's options are (``robot-sm status --json``), an option given
+    there wins over the same before the verb; not given, it leaves that one's value.
+    """
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if after_verb else value
+
+    parser.add_argument('--namespace', '-n', default=default(''),
+                        help='namespace the suite runs in (default: the root)')
+    parser.add_argument('--timeout', '-t', type=finite, default=default(5.0),
+                        help='seconds to wait for the suite to answer (default 5)')
+    parser.add_argument('--json', action='store_true', default=default(False),
+                        help='print machine-readable JSON')
+
+
 def on_off(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('action', choices=['on', 'off'])
 
