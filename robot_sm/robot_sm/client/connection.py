@@ -67,6 +67,7 @@ class SuiteConnection:
         self.context = self._spinning.context
         self.node = self._spinning.node
         self._clients: Dict[str, Any] = {}
+        self._publishers: Dict[str, Any] = {}
         self._latched: Dict[str, Any] = {}
         #: Guards the latched messages and the tasks; notified on every message.
         self._changed = threading.Condition()
@@ -102,6 +103,15 @@ class SuiteConnection:
             client = self._clients[name] = self.node.create_client(srv_type, name,
                                                                    qos_profile=qos.SERVICES)
         return client
+
+    def _publisher(self, msg_type: Any, topic: str, profile: Any) -> Any:
+        """Return the publisher on ``topic``, made on first use and kept."""
+        with self._changed:
+            publisher = self._publishers.get(topic)
+            if publisher is None:
+                publisher = self._publishers[topic] = self.node.create_publisher(
+                    msg_type, topic, profile)
+        return publisher
 
     def call(self, srv_type: Any, name: str, request: Any = None) -> Any:
         """

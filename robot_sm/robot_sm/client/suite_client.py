@@ -47,7 +47,7 @@ from robot_sm.client.status import (
     Status,
     waypoint_infos,
 )
-from robot_sm.client.tasks import Activity, Task, WaitTimeout
+from robot_sm.client.tasks import Activity, Task, TaskEnded, WaitTimeout
 from robot_sm.client.waypoint_calls import planar_pose, WaypointCalls
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import GetRobotPose, SetOperationMode
@@ -121,6 +121,29 @@ class SuiteClient(WaypointCalls):
             return self.send_goal(x, y, yaw, frame_id)
 
         return self._start_task(Activity.SIMPLE_GOAL, start, self.cancel_goal)
+
+    def take_goal(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Result:
+        """
+        Send a simple goal as :meth:`go_to` does; return once the state interface took it or not.
+
+        Success once a state of the simple goal has run (``goal (X, Y, yaw YAW) sent``), failure
+        with the reason when the goal was not taken (the state interface's outcome, or the state
+        that takes no simple goal).
+
+        :raises SuiteUnavailable: if neither is seen within the timeout.
+        """
+        self._goal_publisher()  # first, so that a missing state interface is named by it
+        task = self.go_to(x, y, yaw, frame_id)
+        try:
+            task.wait_for_feedback(lambda feedback: feedback.goals > 0, self.timeout)
+        except TaskEnded as ended:
+            if ended.result.feedback.goals == 0:
+                return Result(False, ended.result.message)
+        except WaitTimeout:
+            raise SuiteUnavailable(
+                f'the state interface did not take the goal within {self.timeout:g} s (its '
+                f'state stayed {task.feedback().state}): is it running?') from None
+        return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
 
     def set_emergency_stop(self, engaged: bool) -> Result:
         """
@@ -214,24 +237,30 @@ class SuiteClient(WaypointCalls):
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        publisher = self.node.create_publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-        try:
-            deadline = time.monotonic() + self.timeout
-            while publisher.get_subscription_count() == 0:
-                self._check_open()
-                if time.monotonic() >= deadline:
-                    raise SuiteUnavailable(
-                        f'nobody subscribes to {publisher.topic_name} (waited '
-                        f'{self.timeout:g} s): is the state interface running?')
-                time.sleep(0.01)
-            goal = PoseStamped(pose=pose)
-            goal.header.frame_id = frame_id
-            goal.header.stamp = self.node.get_clock().now().to_msg()
-            publisher.publish(goal)
-            publisher.wait_for_all_acked(Duration(seconds=self.timeout))
-        finally:
-            self.node.destroy_publisher(publisher)
+        publisher = self._goal_publisher()
+        goal = PoseStamped(pose=pose)
+        goal.header.frame_id = frame_id
+        goal.header.stamp = self.node.get_clock().now().to_msg()
+        publisher.publish(goal)
+        publisher.wait_for_all_acked(Duration(seconds=self.timeout))
         return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
+
+    def _goal_publisher(self) -> Any:
+        """
+        Return the publisher of simple goals (made once) once the state interface subscribes.
+
+        :raises SuiteUnavailable: if nobody subscribes within the timeout.
+        """
+        publisher = self._publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+        deadline = time.monotonic() + self.timeout
+        while publisher.get_subscription_count() == 0:
+            self._check_open()
+            if time.monotonic() >= deadline:
+                raise SuiteUnavailable(
+                    f'nobody subscribes to {publisher.topic_name} (waited '
+                    f'{self.timeout:g} s): is the state interface running?')
+            time.sleep(0.01)
+        return publisher
 
     def cancel_goal(self) -> Result:
         """

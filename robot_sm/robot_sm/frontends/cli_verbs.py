@@ -224,7 +224,7 @@ def explore_stop(suite: Any, args: argparse.Namespace) -> Any:
 
 def goal_send(suite: Any, args: argparse.Namespace) -> Any:
     """Drive to X Y [YAW]; 'send' may be left out (robot-sm goal X Y)."""
-    return suite.send_goal(args.x, args.y, args.yaw, args.frame)
+    return suite.take_goal(args.x, args.y, args.yaw, args.frame)
 
 
 def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:
