@@ -55,10 +55,12 @@ _ros_home = tempfile.mkdtemp(prefix='robot_sm-test-ros-home-')
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep DDS discovery on this machine and the nodes' files in a temporary ROS_HOME."""
+    """Keep DDS discovery on this machine, the nodes' files in a temporary ROS_HOME, no daemon."""
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST':
         os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     os.environ['ROS_HOME'] = _ros_home
+    # robot-sm commands run by themselves; test_cli_daemon.py runs them through the daemon.
+    os.environ['ROBOT_SM_NO_DAEMON'] = '1'
     os.environ['FASTRTPS_DEFAULT_PROFILES_FILE'] = str(FASTDDS_PROFILE)
 
 

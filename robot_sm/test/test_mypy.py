@@ -19,12 +19,14 @@ SOURCE = PACKAGE / 'robot_sm'
 CORES = ['drive', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/tasks',
-                'frontends/presence_monitor']
+PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/robot_search',
+                'client/tasks', 'frontends/presence_monitor', 'frontends/daemon/capture',
+                'frontends/daemon/client', 'frontends/daemon/protocol']
 #: Typed modules that use rclpy: the Python API for operators and the running suite.
-CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/spinning_node',
-                  'client/status', 'client/suite_client', 'client/waypoint_calls',
-                  'bringup/running_suite']
+CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/interface',
+                  'client/spinning_node', 'client/status', 'client/suite_client',
+                  'client/waypoint_calls', 'bringup/running_suite',
+                  'frontends/daemon/held_clients', 'frontends/daemon/server']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 

@@ -37,10 +37,10 @@ from robot_sm.client.connection import (
     OPERATION_MODE,
     Result,
     STATE_INFO,
-    STATE_OUTCOME,
     SuiteUnavailable,
     WAYPOINTS,
 )
+from robot_sm.client.interface import LATCHED_TOPICS, SERVICES, SIMPLE_GOAL, STATUS_TOPICS
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
     ModeState,
@@ -60,6 +60,14 @@ SIMPLE_GOAL_IGNORED_IN = ('Boot', 'Emergency Stop', 'Teleoperation')
 
 class SuiteClient(WaypointCalls):
     """A connection to a running suite in the namespace ``namespace``: the operator's calls."""
+
+    def prepare(self) -> None:
+        """Subscribe to every topic and make every service client the calls use, at once."""
+        for msg_type, topic in LATCHED_TOPICS:
+            self._subscribe_latched(msg_type, topic)
+        for srv_type, name in SERVICES:
+            self._client(srv_type, name)
+        self._publisher(*SIMPLE_GOAL, qos.EVENTS)
 
     def wait_for_mode(self, mode: Optional[str] = None, emergency_stop: Optional[bool] = None,
                       timeout: Optional[float] = None) -> ModeState:
@@ -109,7 +117,7 @@ class SuiteClient(WaypointCalls):
 
     def go_to(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Task[Result]:
         """
-        Send a simple goal as :meth:`send_goal` does; return its task.
+        Send a simple goal as :meth:`send_goal` does (without its wait); return its task.
 
         The goal is REJECTED if it is not a pose, if the state interface ignores it (its outcome
         says why), or in a state that takes no simple goal (:data:`SIMPLE_GOAL_IGNORED_IN`).
@@ -118,7 +126,9 @@ class SuiteClient(WaypointCalls):
             state = self._latched[STATE_INFO].data
             if state in SIMPLE_GOAL_IGNORED_IN:
                 return Result(False, f'{state}: a simple goal is not taken in this state')
-            return self.send_goal(x, y, yaw, frame_id)
+            # The task follows the suite's answer: no wait for acknowledgements (rclpy's holds
+            # every thread of the process for up to the timeout).
+            return self._publish_goal(x, y, yaw, frame_id)
 
         return self._start_task(Activity.SIMPLE_GOAL, start, self.cancel_goal)
 
@@ -234,15 +244,19 @@ class SuiteClient(WaypointCalls):
         ``ros2 topic pub --once robot_sm/simple_goal geometry_msgs/msg/PoseStamped
         "{header: {frame_id: map}, pose: {position: {x: 1.0, y: 2.0}}}"``
         """
+        result = self._publish_goal(x, y, yaw, frame_id)
+        if result.success:  # a process that ends at once would take an unacknowledged goal along
+            self._goal_publisher().wait_for_all_acked(Duration(seconds=self.timeout))
+        return result
+
+    def _publish_goal(self, x: float, y: float, yaw: float, frame_id: str) -> Result:
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        publisher = self._goal_publisher()
         goal = PoseStamped(pose=pose)
         goal.header.frame_id = frame_id
         goal.header.stamp = self.node.get_clock().now().to_msg()
-        publisher.publish(goal)
-        publisher.wait_for_all_acked(Duration(seconds=self.timeout))
+        self._goal_publisher().publish(goal)
         return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
 
     def _goal_publisher(self) -> Any:
@@ -251,7 +265,7 @@ class SuiteClient(WaypointCalls):
 
         :raises SuiteUnavailable: if nobody subscribes within the timeout.
         """
-        publisher = self._publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
+        publisher = self._publisher(*SIMPLE_GOAL, qos.EVENTS)
         deadline = time.monotonic() + self.timeout
         while publisher.get_subscription_count() == 0:
             self._check_open()
@@ -298,11 +312,8 @@ class SuiteClient(WaypointCalls):
     def status(self) -> Status:
         """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""
         status = Status()
-        topics = ((String, STATE_INFO), (OperationMode, OPERATION_MODE),
-                  (String, 'robot_sm/selected_input'), (WaypointArray, WAYPOINTS),
-                  (Bool, 'robot_sm/reverse_mode'), (String, STATE_OUTCOME))
         # Subscribe to everything first, so that it is all discovered at the same time.
-        for msg_type, topic in topics:
+        for msg_type, topic in STATUS_TOPICS:
             self._subscribe_latched(msg_type, topic)
         self._client(GetRobotPose, 'robot_sm/get_robot_pose')
         status.state = self.latched(String, STATE_INFO).data

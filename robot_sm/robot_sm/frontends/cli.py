@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from robot_sm.frontends import cli_arguments as arguments, cli_verbs as verbs
 from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
+from robot_sm.frontends.daemon import client as daemon_client
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +40,16 @@ class Verb:
     function: Callable[..., Any]
     arguments: Sequence[Callable[[argparse.ArgumentParser], None]] = ()
     asks_suite: bool = True
+    #: Whether the daemon does it (:mod:`robot_sm.frontends.daemon`); ``--watch`` never.
+    in_daemon: bool = True
+    #: Whether doing it twice does what doing it once does (it reads, or sets a value): then a
+    #: daemon that ends before it answers is taken over by the command's own process.
+    repeatable: bool = False
+
+    def through_daemon(self, args: argparse.Namespace) -> bool:
+        """Return whether the daemon is to do the command ``args`` name."""
+        return (self.in_daemon and not args.no_daemon and not getattr(args, 'watch', False)
+                and not daemon_client.bypassed())
 
     def main(self, args: argparse.Namespace, emit: Emit) -> int:
         """Do what the verb does; return the exit code."""
@@ -52,23 +63,24 @@ class Verb:
 
 #: Every verb, by the words that name it, in the order ``--help`` lists them.
 VERBS: Dict[str, Verb] = {
-    'up': Verb(verbs.up, [arguments.up_options], asks_suite=False),
-    'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False),
-    'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False),
-    'cycle': Verb(verbs.cycle, asks_suite=False),
+    'up': Verb(verbs.up, [arguments.up_options], asks_suite=False, in_daemon=False),
+    'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False,
+                    in_daemon=False),
+    'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False, repeatable=True),
+    'cycle': Verb(verbs.cycle, asks_suite=False, repeatable=True),
     'fleet': Verb(verbs.fleet, [arguments.watch_option, arguments.expect_option],
-                  asks_suite=False),
+                  asks_suite=False, repeatable=True),
     'fleet estop': Verb(verbs.fleet_estop, [arguments.on_off, arguments.expect_option],
-                        asks_suite=False),
-    'estop': Verb(verbs.estop, [arguments.on_off]),
-    'mode': Verb(verbs.mode, [arguments.mode_name]),
+                        asks_suite=False, repeatable=True),
+    'estop': Verb(verbs.estop, [arguments.on_off], repeatable=True),
+    'mode': Verb(verbs.mode, [arguments.mode_name], repeatable=True),
     'waypoint add': Verb(verbs.waypoint_add, [arguments.pose, arguments.routine_and_insertion]),
     'waypoint here': Verb(verbs.waypoint_here, [arguments.routine_and_insertion]),
-    'waypoint list': Verb(verbs.waypoint_list, asks_suite=False),
+    'waypoint list': Verb(verbs.waypoint_list, asks_suite=False, repeatable=True),
     'waypoint move': Verb(verbs.waypoint_move, [arguments.position, arguments.pose]),
     'waypoint remove': Verb(verbs.waypoint_remove, [arguments.position]),
     'waypoint routine': Verb(verbs.waypoint_routine, [arguments.position, arguments.routine_name]),
-    'waypoint routines': Verb(verbs.waypoint_routines),
+    'waypoint routines': Verb(verbs.waypoint_routines, repeatable=True),
     'waypoint reset': Verb(verbs.waypoint_reset),
     'follow start': Verb(verbs.follow_start, [arguments.follow_options]),
     'follow stop': Verb(verbs.follow_stop),
@@ -76,13 +88,19 @@ VERBS: Dict[str, Verb] = {
     'explore stop': Verb(verbs.explore_stop),
     'goal send': Verb(verbs.goal_send, [arguments.pose, arguments.goal_frame]),
     'goal cancel': Verb(verbs.goal_cancel),
-    'reverse': Verb(verbs.reverse, [arguments.on_off]),
-    'plugins': Verb(verbs.plugins, asks_suite=False),
-    'record': Verb(verbs.record, [arguments.record_options], asks_suite=False),
+    'reverse': Verb(verbs.reverse, [arguments.on_off], repeatable=True),
+    'plugins': Verb(verbs.plugins, asks_suite=False, repeatable=True),
+    'record': Verb(verbs.record, [arguments.record_options], asks_suite=False, in_daemon=False),
+    'daemon start': Verb(daemon_client.start, asks_suite=False, in_daemon=False),
+    'daemon stop': Verb(daemon_client.stop, [arguments.all_daemons], asks_suite=False,
+                        in_daemon=False),
+    'daemon status': Verb(daemon_client.status, [arguments.all_daemons], asks_suite=False,
+                          in_daemon=False),
 }
 #: Help of the commands that group verbs.
 GROUPS = {'waypoint': 'edit the waypoint list', 'follow': 'start or stop waypoint following',
-          'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel'}
+          'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel',
+          'daemon': 'start, stop or show the daemon that does the commands'}
 #: The verb a group's first word stands for when it is not one of the group's verbs.
 DEFAULT_VERBS = {'goal': 'send'}
 
@@ -181,16 +199,31 @@ def _jsonable(value: Any) -> Any:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the robot-sm command; return its exit code."""
     parser = build_parser()
-    try:
-        import argcomplete
-        argcomplete.autocomplete(parser)
-    except ImportError:
-        pass
+    if '_ARGCOMPLETE' in os.environ:  # completing: the shell's Tab, not a command
+        try:
+            import argcomplete
+            argcomplete.autocomplete(parser)
+        except ImportError:
+            pass
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_UNAVAILABLE if exit_.code else EXIT_OK
+    verb: Verb = args.run_verb
+    if verb.through_daemon(args):
+        code = daemon_client.run_through_daemon(
+            sys.argv[1:] if argv is None else list(argv), verb.repeatable, _prepare_hint(args),
+            budget=6 * args.timeout + 10.0)
+        if code is not None:
+            return code
     return run(args)
+
+
+def _prepare_hint(args: argparse.Namespace) -> str:
+    """Return what a daemon started for this command prepares: its suite, or its fleet."""
+    if args.run_verb in (VERBS['fleet'], VERBS['fleet estop']):
+        return f'fleet:{args.namespace or "/"}'
+    return f'suite:{args.namespace}'
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,14 +232,18 @@ def run(args: argparse.Namespace) -> int:
     def emit(data: Any, text: str) -> None:
         print(json.dumps(_jsonable(data), indent=2) if args.json else text)
 
-    from robot_sm.client import SuiteUnavailable
     try:
         return args.run_verb.main(args, emit)
-    except SuiteUnavailable as error:
-        print(f'robot-sm: {error}', file=sys.stderr)
-        return EXIT_UNAVAILABLE
     except KeyboardInterrupt:
         return EXIT_OK
+    except Exception as error:  # noqa: B902 - one kind is an answer, the others are raised
+        # Only robot_sm.client raises SuiteUnavailable: a verb that never imported it (plugins,
+        # daemon) did not, and leaves rclpy unimported.
+        connection = sys.modules.get('robot_sm.client.connection')
+        if connection is None or not isinstance(error, connection.SuiteUnavailable):
+            raise
+        print(f'robot-sm: {error}', file=sys.stderr)
+        return EXIT_UNAVAILABLE
 
 
 def entry_point() -> None:

@@ -40,6 +40,9 @@ def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) ->
                         help='seconds to wait for the suite to answer (default 5)')
     parser.add_argument('--json', action='store_true', default=default(False),
                         help='print machine-readable JSON')
+    parser.add_argument('--no-daemon', action='store_true', default=default(False),
+                        help='do the command in this process, not in the robot-sm daemon '
+                             '(also: ROBOT_SM_NO_DAEMON=1)')
 
 
 def on_off(parser: argparse.ArgumentParser) -> None:
@@ -131,3 +134,8 @@ def explore_options(parser: argparse.ArgumentParser) -> None:
                         help='abandon a goal as soon as it is no longer a frontier')
     parser.add_argument('--finish', dest='interrupt', action='store_false',
                         help='always finish the current goal (default)')
+
+
+def all_daemons(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--all', action='store_true',
+                        help='every daemon of this user, whatever their environment')
