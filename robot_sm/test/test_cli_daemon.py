@@ -108,16 +108,13 @@ def test_every_verb_gives_the_same_output_and_exit_code_through_the_daemon(
     assert suite.client.add_waypoint(1.0, 2.0, routine='Wait').success
     start_daemon(daemons, suite.namespace)
     # What reads, what is refused, and what finds nothing answer alike (run at once each way).
-    reads = [[*ns, 'status'], [*ns, '--json', 'status'], [*ns, 'waypoint', 'list'],
-             [*ns, 'waypoint', 'routines'], [*ns, 'cycle'], ['plugins'], [*ns, 'fleet'],
-             [*nobody, 'estop', 'on'], [*nobody, 'fleet', 'estop', 'on']]
-    refusals = [[*ns, 'follow', 'stop'], [*ns, 'explore', 'stop'], [*ns, 'goal', 'cancel'],
-                [*ns, 'waypoint', 'remove', '7'], [*ns, 'reverse', 'off'],
-                [*ns, 'goal', '1', '1', '--frame', 'nowhere']]
-    for commands in (reads, refusals):
-        for through, direct in zip(together(daemons, commands, direct=False),
-                                   together(daemons, commands, direct=True)):
-            assert_same(through, direct)
+    commands = [[*ns, 'status'], [*ns, '--json', 'status'], [*ns, 'waypoint', 'list'],
+                [*ns, 'cycle'], ['plugins'], [*ns, 'fleet'], [*nobody, 'estop', 'on'],
+                [*nobody, 'fleet'], [*ns, 'follow', 'stop'], [*ns, 'explore', 'stop'],
+                [*ns, 'goal', 'cancel'], [*ns, 'waypoint', 'remove', '7']]
+    for through, direct in zip(together(daemons, commands, direct=False),
+                               together(daemons, commands, direct=True)):
+        assert_same(through, direct)
 
     def varying(text: str) -> str:
         """Replace what differs from one run to the next: a new id, the time to confirm."""
@@ -130,8 +127,8 @@ def test_every_verb_gives_the_same_output_and_exit_code_through_the_daemon(
                                   client.wait_for_state('Idle')),
         ('fleet', 'estop', 'on'): lambda: (client.set_emergency_stop(False),
                                            client.wait_for_state('Idle')),
-        ('mode', 'teleop'): lambda: (client.set_mode('stopped'), client.wait_for_state('Idle')),
         ('--json', 'waypoint', 'add', '3', '4'): lambda: client.remove_waypoint(1),
+        ('goal', '1', '1', '--frame', 'nowhere'): lambda: None,  # the same outcome each time
     }
     for args, undo in changes.items():
         through = cli(daemons, *ns, *args)
@@ -140,7 +137,7 @@ def test_every_verb_gives_the_same_output_and_exit_code_through_the_daemon(
         undo()
         assert_same(through, direct, varying)
     status = daemon_status(daemons, suite.namespace)
-    assert status['requests'] == len(reads) + len(refusals) + len(changes)
+    assert status['requests'] == len(commands) + len(changes)
 
 
 def test_the_daemon_s_fleet_follows_robots_that_join_and_leave(

@@ -5,29 +5,28 @@ robot-sm: start a robot_sm suite, and operate a running one, from the command li
 Shaped like a ros2cli command: one function per verb (:mod:`robot_sm.frontends.cli_verbs`), whose
 docstring is its help, registered in one table (:data:`VERBS`), from which ``robot-sm``,
 ``ros2 robot_sm`` (the ros2cli.command entry point, :class:`Ros2Command`) and argcomplete's
-completion are all built. Each verb is a thin front-end over :mod:`robot_sm.client` (``up`` over
-:func:`robot_sm.bringup.up.run_up`). Exit codes: 0 when the suite did what was asked (``up``: when
-stopped by SIGINT or SIGTERM), 1 when it answered ``success=false`` (its message is printed), 2 on
-a usage error, a world or parameter file ``up`` cannot use, or when the suite did not answer
-within ``--timeout``.
+completion are all built (:mod:`robot_sm.frontends.cli_parser`). Each verb is a thin front-end
+over :mod:`robot_sm.client` (``up`` over :func:`robot_sm.bringup.up.run_up`); most are done by
+the ``robot-sm`` daemon (:mod:`robot_sm.frontends.daemon`) when one runs, with the same output.
+Exit codes: 0 when the suite did what was asked (``up``: when stopped by SIGINT or SIGTERM), 1
+when it answered ``success=false`` (its message is printed), 2 on a usage error, a world or
+parameter file ``up`` cannot use, or when the suite did not answer within ``--timeout``.
 """
 
 import argparse
-import dataclasses
-import inspect
 import json
 import os
 import signal
 import sys
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from robot_sm.frontends import cli_arguments as arguments, cli_verbs as verbs
+from robot_sm.frontends.cli_parser import add_verbs
 from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
 from robot_sm.frontends.daemon import client as daemon_client
 
 
-@dataclasses.dataclass(frozen=True)
-class Verb:
+class Verb(NamedTuple):
     """
     A verb: the function that does it, whose docstring is its help, and the arguments it takes.
 
@@ -105,76 +104,10 @@ GROUPS = {'waypoint': 'edit the waypoint list', 'follow': 'start or stop waypoin
 DEFAULT_VERBS = {'goal': 'send'}
 
 
-class _VerbsWithDefault(Mapping[str, argparse.ArgumentParser]):
-    """A group's verbs where any other first word is let through, to start the default verb."""
-
-    def __init__(self, parsers: Dict[str, argparse.ArgumentParser]) -> None:
-        self._parsers = parsers
-
-    def __contains__(self, word: object) -> bool:
-        return True
-
-    def __getitem__(self, word: str) -> argparse.ArgumentParser:
-        return self._parsers[word]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._parsers)
-
-    def __len__(self) -> int:
-        return len(self._parsers)
-
-
-class _DefaultVerbAction(argparse._SubParsersAction):  # type: ignore[type-arg]
-    """Subcommands where a first word that is not a verb starts the default verb."""
-
-    default_verb = ''
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: Optional[str] = None) -> None:
-        if values and values[0] not in self._name_parser_map:
-            values = [self.default_verb, *values]
-        super().__call__(parser, namespace, values, option_string)
-
-
-def _help(verb: Verb) -> str:
-    """Return the first line of a verb's docstring, as argparse's help of it."""
-    summary = (inspect.getdoc(verb.function) or '').splitlines()[0]
-    return summary[0].lower() + summary[1:].rstrip('.')
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options and every verb of :data:`VERBS` to ``parser`` (robot-sm's, or ros2's)."""
     arguments.common_options(parser)
-    commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
-    groups: Dict[str, Any] = {}
-    verb_parsers: Dict[str, argparse.ArgumentParser] = {}
-    for words, verb in VERBS.items():
-        command, _, name = words.partition(' ')
-        if not name:
-            subparsers = commands
-            name = command
-        elif command in groups:
-            subparsers = groups[command]
-        elif command in verb_parsers:  # a verb with verbs of its own: fleet, fleet estop
-            subparsers = groups[command] = verb_parsers[command].add_subparsers(
-                dest='verb', metavar='VERB', required=False)
-        else:
-            group = commands.add_parser(command, help=GROUPS[command])
-            default = DEFAULT_VERBS.get(command)
-            if default:
-                group.register('action', 'parsers', _DefaultVerbAction)
-            subparsers = groups[command] = group.add_subparsers(
-                dest='verb', metavar='VERB', required=True)
-            if default:
-                subparsers.default_verb = default
-                subparsers.choices = _VerbsWithDefault(subparsers._name_parser_map)
-        verb_parser = subparsers.add_parser(name, help=_help(verb),
-                                            description=inspect.getdoc(verb.function))
-        for add in verb.arguments:
-            add(verb_parser)
-        arguments.common_options(verb_parser, after_verb=True)
-        verb_parser.set_defaults(run_verb=verb)
-        verb_parsers[words] = verb_parser
+    add_verbs(parser, VERBS, GROUPS, DEFAULT_VERBS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -187,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _jsonable(value: Any) -> Any:
+    import dataclasses
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {key: _jsonable(item) for key, item in dataclasses.asdict(value).items()}
     if isinstance(value, (list, tuple)):

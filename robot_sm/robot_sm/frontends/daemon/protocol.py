@@ -25,16 +25,15 @@ the daemon also checks the peer's uid on every connection (``SO_PEERCRED``).
 ``{"error": TEXT}`` and changes nothing.
 """
 
-import hashlib
 import json
 import os
 import pathlib
 import socket
 import stat
 import sys
-import tempfile
 import time
 from typing import Any, Dict, List, Optional, Tuple
+import zlib
 
 import robot_sm
 
@@ -81,9 +80,15 @@ def idle_timeout() -> float:
     return value if value > 0 else IDLE_TIMEOUT
 
 
+def _checksum(text: str) -> str:
+    """Return 64 bits of checksum of ``text`` in hex (zlib's: hashlib's import costs more)."""
+    data = text.encode()
+    return f'{zlib.crc32(data):08x}{zlib.adler32(data):08x}'
+
+
 def _code_stamp() -> str:
-    """Return a hash of the robot_sm modules as they are on disk (name, size, modification)."""
-    digest = hashlib.sha256()
+    """Return a checksum of the robot_sm modules as they are on disk (name, size, modification)."""
+    files: List[str] = []
 
     def add(folder: str) -> None:
         for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
@@ -91,10 +96,10 @@ def _code_stamp() -> str:
                 add(entry.path)
             elif entry.name.endswith('.py'):
                 info = entry.stat()
-                digest.update(f'{entry.path}:{info.st_size}:{info.st_mtime_ns};'.encode())
+                files.append(f'{entry.path}:{info.st_size}:{info.st_mtime_ns}')
 
     add(os.path.dirname(robot_sm.__file__))
-    return digest.hexdigest()
+    return _checksum(';'.join(files))
 
 
 def _network_namespace() -> str:
@@ -133,6 +138,7 @@ def socket_directory() -> pathlib.Path:
     if os.path.isabs(runtime):
         folder = pathlib.Path(runtime) / 'robot_sm'
     else:
+        import tempfile
         folder = pathlib.Path(tempfile.gettempdir()) / f'robot_sm-{os.getuid()}'
     try:
         folder.mkdir(mode=0o700)
@@ -148,8 +154,7 @@ def socket_directory() -> pathlib.Path:
 
 def environment_key(environment: Dict[str, str]) -> str:
     """Return the short hash that names the daemon of ``environment``."""
-    text = json.dumps(environment, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return _checksum(json.dumps(environment, sort_keys=True))
 
 
 def socket_path(environment: Dict[str, str]) -> pathlib.Path:
