@@ -87,12 +87,13 @@ def test_the_first_command_starts_the_daemon_and_the_next_goes_through_it_withou
     assert first.returncode == 0 and first.stderr == '', describe(first)
     assert 'state      Idle' in first.stdout
     [pid] = daemons.wait_for_pids(1, WAIT)
-    # The thin client: robot-sm's main up to the daemon's answer, and which modules it loaded.
+    # The thin client: robot-sm's main up to the daemon's answer, and which modules it loaded:
+    # neither rclpy nor even the parser.
     code = ('import sys\n'
-            'from robot_sm.frontends.cli import main\n'
+            'from robot_sm.frontends.command import main\n'
             f'code = main(["--namespace", "{suite.namespace}", "status"])\n'
             'print("exit", code, sorted(m for m in sys.modules if m.split(".")[0] in '
-            '("rclpy", "rosidl_parser")))\n')
+            '("rclpy", "rosidl_parser", "argparse") or m == "robot_sm.frontends.cli"))\n')
     # From the root, as the robot-sm script does: the same robot_sm package, so the same daemon.
     thin = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           timeout=60.0, env=daemons.full_env(), cwd='/')

@@ -20,8 +20,9 @@ CORES = ['drive', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachi
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
 PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/robot_search',
-                'client/tasks', 'frontends/presence_monitor', 'frontends/daemon/capture',
-                'frontends/daemon/client', 'frontends/daemon/protocol']
+                'client/tasks', 'frontends/presence_monitor', 'frontends/cli_parser',
+                'frontends/command', 'frontends/daemon/capture', 'frontends/daemon/client',
+                'frontends/daemon/control', 'frontends/daemon/protocol']
 #: Typed modules that use rclpy: the Python API for operators and the running suite.
 CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/interface',
                   'client/spinning_node', 'client/status', 'client/suite_client',

@@ -16,14 +16,14 @@ parameter file ``up`` cannot use, or when the suite did not answer within ``--ti
 import argparse
 import json
 import os
-import signal
 import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from robot_sm.frontends import cli_arguments as arguments, cli_verbs as verbs
 from robot_sm.frontends.cli_parser import add_verbs
 from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
-from robot_sm.frontends.daemon import client as daemon_client
+from robot_sm.frontends.command import entry_point
+from robot_sm.frontends.daemon import control as daemon_control
 
 
 class Verb(NamedTuple):
@@ -45,10 +45,9 @@ class Verb(NamedTuple):
     #: daemon that ends before it answers is taken over by the command's own process.
     repeatable: bool = False
 
-    def through_daemon(self, args: argparse.Namespace) -> bool:
-        """Return whether the daemon is to do the command ``args`` name."""
-        return (self.in_daemon and not args.no_daemon and not getattr(args, 'watch', False)
-                and not daemon_client.bypassed())
+    def for_daemon(self, args: argparse.Namespace) -> bool:
+        """Return whether the command ``args`` name is one the daemon does."""
+        return self.in_daemon and not args.no_daemon and not getattr(args, 'watch', False)
 
     def main(self, args: argparse.Namespace, emit: Emit) -> int:
         """Do what the verb does; return the exit code."""
@@ -90,10 +89,10 @@ VERBS: Dict[str, Verb] = {
     'reverse': Verb(verbs.reverse, [arguments.on_off], repeatable=True),
     'plugins': Verb(verbs.plugins, asks_suite=False, repeatable=True),
     'record': Verb(verbs.record, [arguments.record_options], asks_suite=False, in_daemon=False),
-    'daemon start': Verb(daemon_client.start, asks_suite=False, in_daemon=False),
-    'daemon stop': Verb(daemon_client.stop, [arguments.all_daemons], asks_suite=False,
+    'daemon start': Verb(daemon_control.start, asks_suite=False, in_daemon=False),
+    'daemon stop': Verb(daemon_control.stop, [arguments.all_daemons], asks_suite=False,
                         in_daemon=False),
-    'daemon status': Verb(daemon_client.status, [arguments.all_daemons], asks_suite=False,
+    'daemon status': Verb(daemon_control.status, [arguments.all_daemons], asks_suite=False,
                           in_daemon=False),
 }
 #: Help of the commands that group verbs.
@@ -130,8 +129,13 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Run the robot-sm command; return its exit code."""
+def main(argv: Optional[List[str]] = None, start_daemon: bool = False) -> int:
+    """
+    Parse and run the robot-sm command line ``argv`` in this process; return its exit code.
+
+    ``start_daemon``: start the daemon afterwards (for the next commands) if it would have done
+    this one. ``robot-sm`` itself asks the daemon first (:mod:`robot_sm.frontends.command`).
+    """
     parser = build_parser()
     if '_ARGCOMPLETE' in os.environ:  # completing: the shell's Tab, not a command
         try:
@@ -143,21 +147,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_UNAVAILABLE if exit_.code else EXIT_OK
-    verb: Verb = args.run_verb
-    if verb.through_daemon(args):
-        code = daemon_client.run_through_daemon(
-            sys.argv[1:] if argv is None else list(argv), verb.repeatable, _prepare_hint(args),
-            budget=6 * args.timeout + 10.0)
-        if code is not None:
-            return code
-    return run(args)
+    try:
+        return run(args)
+    finally:
+        if start_daemon and args.run_verb.for_daemon(args):
+            _start_daemon(args)
 
 
-def _prepare_hint(args: argparse.Namespace) -> str:
-    """Return what a daemon started for this command prepares: its suite, or its fleet."""
-    if args.run_verb in (VERBS['fleet'], VERBS['fleet estop']):
-        return f'fleet:{args.namespace or "/"}'
-    return f'suite:{args.namespace}'
+def _start_daemon(args: argparse.Namespace) -> None:
+    """Start the daemon, with the suite or the fleet of this command prepared."""
+    from robot_sm.frontends.daemon import client, protocol
+    fleet = args.run_verb in (VERBS['fleet'], VERBS['fleet estop'])
+    prepare = f'fleet:{args.namespace or "/"}' if fleet else f'suite:{args.namespace}'
+    try:
+        client.start_daemon(protocol.socket_path(protocol.environment()), prepare)
+    except protocol.DaemonUnusable:
+        pass
 
 
 def run(args: argparse.Namespace) -> int:
@@ -178,28 +183,6 @@ def run(args: argparse.Namespace) -> int:
             raise
         print(f'robot-sm: {error}', file=sys.stderr)
         return EXIT_UNAVAILABLE
-
-
-def entry_point() -> None:
-    """Console script entry point."""
-    try:
-        code = main()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        end_as_the_pipe_did()
-    sys.exit(code)
-
-
-def end_as_the_pipe_did() -> None:
-    """
-    End by SIGPIPE, as Unix tools do when the reader has gone (``robot-sm status | head -2``).
-
-    Python ignores SIGPIPE and raises BrokenPipeError instead; unhandled, it prints a traceback.
-    The shell reports this end as 141, and a pipeline takes it for the normal end it is.
-    """
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGPIPE)
 
 
 class Ros2Command:

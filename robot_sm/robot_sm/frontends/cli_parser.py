@@ -4,26 +4,41 @@ How ``robot-sm``'s table of verbs becomes an argparse parser: groups, default ve
 :func:`add_verbs` adds a subcommand for each verb of a table (``'waypoint add'`` under
 ``waypoint``), with the first line of the verb function's docstring as its help. A command
 parses with one verb of thirty, and argparse makes a help formatter for every argument added:
-a verb's arguments are added when its parser is first used (:class:`LazyParser`), unless
-argcomplete completes the line, which reads every parser.
+a verb's arguments (and ``-h``) are added when its parser is first used (:class:`LazyParser`),
+unless argcomplete completes the line, which reads every parser.
 """
 
 import argparse
 import functools
 import os
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from robot_sm.frontends.cli_arguments import common_options
 
 AddArguments = Callable[[argparse.ArgumentParser], None]
 
 
+def _add_help(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('-h', '--help', action='help', default=argparse.SUPPRESS,
+                        help='show this help message and exit')
+
+
 class LazyParser(argparse.ArgumentParser):
-    """A parser whose arguments (:attr:`pending`) are added when it first parses or helps."""
+    """A parser whose arguments, ``-h`` too, are added when it first parses or shows help."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        wants_help = kwargs.get('add_help', True)
+        kwargs['add_help'] = False
         super().__init__(*args, **kwargs)
         self.pending: List[AddArguments] = []
+        if wants_help:
+            self.defer([_add_help])
+
+    def defer(self, adds: Sequence[AddArguments]) -> None:
+        """Add arguments when the parser is first used (at once while argcomplete completes)."""
+        self.pending.extend(adds)
+        if '_ARGCOMPLETE' in os.environ:  # it reads every parser
+            self.add_pending()
 
     def add_pending(self) -> None:
         """Add the arguments not added yet."""
@@ -31,11 +46,9 @@ class LazyParser(argparse.ArgumentParser):
         for add in pending:
             add(self)
 
-    def parse_known_args(self, args: Optional[Sequence[str]] = None,
-                         namespace: Optional[argparse.Namespace] = None
-                         ) -> Tuple[argparse.Namespace, List[str]]:
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
         self.add_pending()
-        return super().parse_known_args(args, namespace)
+        return super().parse_known_args(*args, **kwargs)
 
     def format_usage(self) -> str:
         self.add_pending()
@@ -65,7 +78,7 @@ class _VerbsWithDefault(Mapping[str, argparse.ArgumentParser]):
         return len(self._parsers)
 
 
-class _DefaultVerbAction(argparse._SubParsersAction):  # type: ignore[type-arg]
+class _DefaultVerbAction(argparse._SubParsersAction):
     """Subcommands where a first word that is not a verb starts the default verb."""
 
     default_verb = ''
@@ -105,7 +118,6 @@ def add_verbs(parser: argparse.ArgumentParser, verbs: Mapping[str, Any],
     ``--no-daemon`` are added after every verb too. ``groups`` gives the help of each group's
     first word, ``default_verbs`` the verb a group's first word stands for otherwise.
     """
-    lazy = '_ARGCOMPLETE' not in os.environ
     commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True,
                                      parser_class=LazyParser)
     subcommands: Dict[str, Any] = {}
@@ -124,9 +136,6 @@ def add_verbs(parser: argparse.ArgumentParser, verbs: Mapping[str, Any],
                                                        default_verbs.get(command))
         verb_parser = subparsers.add_parser(name, help=_help(verb.function),
                                             description=verb.function.__doc__)
-        verb_parser.pending = [*verb.arguments,
-                               functools.partial(common_options, after_verb=True)]
-        if not lazy:
-            verb_parser.add_pending()
+        verb_parser.defer([*verb.arguments, functools.partial(common_options, after_verb=True)])
         verb_parser.set_defaults(run_verb=verb)
         verb_parsers[words] = verb_parser

@@ -11,8 +11,10 @@ print by itself and exits with the same code.
 
 - :mod:`~robot_sm.frontends.daemon.protocol`: which daemon serves a caller (the environment that
   decides what a command reaches), where its socket is, and the lines on the socket;
-- :mod:`~robot_sm.frontends.daemon.client`: the thin client ``robot-sm`` runs, without rclpy:
-  ask the daemon, or start it and do the work in this process;
+- :mod:`~robot_sm.frontends.daemon.client`: the thin client ``robot-sm`` runs first
+  (:mod:`robot_sm.frontends.command`), without rclpy or the parser: the daemon does the command,
+  or says why this process is to do it;
+- :mod:`~robot_sm.frontends.daemon.control`: ``robot-sm daemon start|stop|status``;
 - :mod:`~robot_sm.frontends.daemon.server`: the daemon process (``python -m
   robot_sm.frontends.daemon.server``).
 """

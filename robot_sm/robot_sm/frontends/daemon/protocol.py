@@ -18,12 +18,16 @@ the daemon also checks the peer's uid on every connection (``SO_PEERCRED``).
 
 **The lines.** Each message is one line of JSON. A request: ``{"robot_sm_daemon": 1, "argv":
 [...], "environment": {...}}`` (a command line to run) or ``{"robot_sm_daemon": 1, "control":
-"status" | "stop"}``. The daemon answers ``{"accepted": true}`` at once, ``{"alive": true}`` every
-:data:`KEEPALIVE` seconds while it works, and then ``{"exit": CODE, "output": [[1 or 2, TEXT],
+"status" | "stop"}``. The daemon parses the command line and answers at once either
+``{"not_for_the_daemon": true}`` (a command that runs in its own process, help, a usage error)
+or ``{"accepted": true, "repeatable": BOOL, "budget": SECONDS}``; then ``{"alive": true}`` every
+:data:`KEEPALIVE` seconds while it works, and ``{"exit": CODE, "output": [[1 or 2, TEXT],
 ...]}``: what the command wrote to stdout (1) and stderr (2), in order. A request it cannot take
 (malformed, longer than :data:`MAX_REQUEST` bytes, another environment, another user) gets
 ``{"error": TEXT}`` and changes nothing.
 """
+
+from __future__ import annotations
 
 import json
 import os
@@ -32,10 +36,13 @@ import socket
 import stat
 import sys
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING
 import zlib
 
 import robot_sm
+
+if TYPE_CHECKING:  # the thin path does without the typing module
+    from typing import Any, Dict, List, Optional, Tuple
 
 PROTOCOL = 1
 #: Bytes a request line may have (a command line and the environment fit in far fewer).
@@ -169,14 +176,14 @@ def socket_path(environment: Dict[str, str]) -> pathlib.Path:
     return path
 
 
-def lock_path(socket: pathlib.Path) -> pathlib.Path:
-    """Return the lock file the daemon of ``socket`` holds while it runs (it holds its pid)."""
-    return socket.with_suffix('.lock')
+def lock_path(path: pathlib.Path) -> pathlib.Path:
+    """Return the lock file the daemon of the socket ``path`` holds while it runs (its pid)."""
+    return path.with_suffix('.lock')
 
 
-def log_path(socket: pathlib.Path) -> pathlib.Path:
-    """Return the file the daemon of ``socket`` writes what goes wrong to."""
-    return socket.with_suffix('.log')
+def log_path(path: pathlib.Path) -> pathlib.Path:
+    """Return the file the daemon of the socket ``path`` writes what goes wrong to."""
+    return path.with_suffix('.log')
 
 
 # ---- the lines ----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ long command never holds up an e-stop.
 A connection from another uid (``SO_PEERCRED``), a request that is not one line of the protocol
 within :data:`REQUEST_TIMEOUT`, longer than :data:`~.protocol.MAX_REQUEST` bytes, or from another
 environment gets an error line and changes nothing. A command line is parsed by ``robot-sm``'s
-own parser and run by :func:`robot_sm.frontends.cli.run` with the clients the daemon keeps
+own parser (one that is not for the daemon is sent back at once) and run by
+:func:`robot_sm.frontends.cli.run` with the clients the daemon keeps
 (:class:`~.held_clients.HeldClients`), its output captured (:mod:`.capture`).
 
 The daemon ends after :func:`~.protocol.idle_timeout` seconds without a request, on ``robot-sm
@@ -104,11 +105,11 @@ class Daemon:
     def serve(self, prepare: str) -> int:
         """Serve until stopped or idle; return the exit code."""
         capture.install()
+        from robot_sm.frontends import cli, cli_verbs
+        self._parser = cli.build_parser()
         for name, target in (('accept', self._accept), ('keepalive', self._keep_alive)):
             threading.Thread(target=target, name=name, daemon=True).start()
-        from robot_sm.frontends import cli, cli_verbs
         from robot_sm.frontends.daemon.held_clients import HeldClients
-        self._parser = cli.build_parser()
         self.clients = HeldClients()
         cli_verbs.CLIENTS = self.clients
         self._ready.set()
@@ -189,16 +190,21 @@ class Daemon:
                 'idle': idle, 'idle_timeout': self.idle, 'requests': self._requests, **served}
 
     def _run(self, peer: _Peer, argv: List[str]) -> None:
+        args = self._parse(argv)
+        if args is None:
+            peer.send({'not_for_the_daemon': True})
+            return
         with self._lock:
             self._working.add(peer)
             self._last_request = time.monotonic()
             self._requests += 1
         try:
-            if not peer.send({'accepted': True}):
+            if not peer.send({'accepted': True, 'repeatable': args.run_verb.repeatable,
+                              'budget': 6 * args.timeout + 10.0}):
                 return
             self._ready.wait()
             try:
-                code, pieces = self._execute(argv)
+                code, pieces = self._execute(args)
             except Exception as error:  # noqa: B902 - the client is told, the daemon goes on
                 traceback.print_exc()
                 peer.send({'error': f'the command failed in the daemon: {error!r}'})
@@ -209,19 +215,25 @@ class Daemon:
                 self._working.discard(peer)
                 self._last_request = time.monotonic()
 
-    def _execute(self, argv: List[str]) -> Tuple[int, List[Tuple[int, str]]]:
-        """Run a command line as ``robot-sm`` does; return its exit code and output."""
-        from robot_sm.frontends import cli
+    def _parse(self, argv: List[str]) -> Optional[argparse.Namespace]:
+        """
+        Return the command line parsed by robot-sm's parser, or None if it is not for the daemon.
+
+        Usage errors and help are for robot-sm itself, which prints them at its terminal's
+        width; so are the commands that run in their own process.
+        """
         assert self._parser is not None
-        with capture.captured() as pieces:
+        with capture.captured(), self._parse_lock:
             try:
-                with self._parse_lock:
-                    args = self._parser.parse_args(argv)
-            except SystemExit as exit_:
-                return (2 if exit_.code else 0), pieces
-            if not args.run_verb.in_daemon or getattr(args, 'watch', False):
-                print('robot-sm: the daemon does not do this command', file=sys.stderr)
-                return 2, pieces
+                args = self._parser.parse_args(argv)
+            except SystemExit:
+                return None
+        return args if args.run_verb.for_daemon(args) else None
+
+    def _execute(self, args: argparse.Namespace) -> Tuple[int, List[Tuple[int, str]]]:
+        """Run a parsed command line as ``robot-sm`` does; return its exit code and output."""
+        from robot_sm.frontends import cli
+        with capture.captured() as pieces:
             return cli.run(args), pieces
 
 
