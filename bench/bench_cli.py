@@ -72,9 +72,9 @@ def robot_sm_command() -> List[str]:
     return [script] if script else [sys.executable, '-m', 'robot_sm.frontends.cli']
 
 
-def cached_bytecode() -> Dict[str, str]:
+def keep_bytecode() -> None:
     """
-    Return the environment that lets Python keep compiled modules, in a temporary folder.
+    Let Python keep compiled modules in a temporary folder, in every process started from here.
 
     On a user's machine Python keeps them beside the sources; where ``PYTHONDONTWRITEBYTECODE``
     is set, every start of ``robot-sm`` would compile its modules again, which no user pays.
@@ -82,7 +82,7 @@ def cached_bytecode() -> Dict[str, str]:
     folder = tempfile.mkdtemp(prefix='robot_sm-bench-pycache-')
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     os.environ.pop('PYTHONDONTWRITEBYTECODE', None)
-    return {'PYTHONPYCACHEPREFIX': folder}
+    os.environ['PYTHONPYCACHEPREFIX'] = folder
 
 
 class Commands:
@@ -94,7 +94,6 @@ class Commands:
         self.daemons = daemons
         self._wrap = wrap
         self._env = env or {}
-        self.daemons.env.update(cached_bytecode())
 
     def start(self, args: Sequence[str], way: str) -> Tuple[float, subprocess.Popen]:
         """Start ``robot-sm ARGS`` (``way``: daemon or direct); return when, and the process."""
@@ -363,6 +362,7 @@ def main() -> int:
                         metavar=('DAEMON', 'DIRECT'), help='status over the slow link')
     options = parser.parse_args()
     private_ros_home()
+    keep_bytecode()
     daemons = PrivateDaemons()
     commands = Commands(daemons)
     report: Dict[str, Any] = {'samples': options.samples,

@@ -11,7 +11,9 @@ fails if it leaves a thread running. Tests of the running suite start it with ``
 
 Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
 temporary folder for the whole session, inherited by every node process a test starts: tests
-never read or write the user's ``~/.ros``.
+never read or write the user's ``~/.ros``. ``robot-sm`` commands run without the daemon
+(``ROBOT_SM_NO_DAEMON``), as each test expects of a command; ``test_cli_daemon.py`` runs them
+through daemons in a socket folder of each test's own, and stops them.
 
 Fast DDS delivers between two participants of one process by direct calls (intra-process
 delivery), and with several participants in a process, which every node test has (the harness,

@@ -93,7 +93,7 @@ def _checksum(text: str) -> str:
     return f'{zlib.crc32(data):08x}{zlib.adler32(data):08x}'
 
 
-def _code_stamp() -> str:
+def code_stamp() -> str:
     """Return a checksum of the robot_sm modules as they are on disk (name, size, modification)."""
     files: List[str] = []
 
@@ -125,7 +125,7 @@ def environment() -> Dict[str, str]:
         found['LD_LIBRARY_PATH'] = os.pathsep.join(sorted(set(
             found['LD_LIBRARY_PATH'].split(os.pathsep))))
     found.update({'python': os.path.realpath(sys.executable), 'prefix': sys.prefix,
-                  'code': _code_stamp(),
+                  'code': code_stamp(),
                   'network namespace': _network_namespace(), 'uid': str(os.getuid())})
     return found
 

@@ -16,7 +16,8 @@ own parser (one that is not for the daemon is sent back at once) and run by
 (:class:`~.held_clients.HeldClients`), its output captured (:mod:`.capture`).
 
 The daemon ends after :func:`~.protocol.idle_timeout` seconds without a request, on ``robot-sm
-daemon stop``, on SIGTERM or SIGINT, and when its socket is removed; it removes its socket.
+daemon stop``, on SIGTERM or SIGINT, when its socket is removed, and when robot_sm's modules
+change on disk (:data:`CODE_CHECK`); it removes its socket.
 """
 
 import argparse
@@ -34,6 +35,7 @@ from typing import Any, Dict, IO, List, Optional, Set, Tuple
 
 from robot_sm.frontends.daemon import capture
 from robot_sm.frontends.daemon.protocol import (
+    code_stamp,
     differences,
     encode,
     environment,
@@ -51,6 +53,9 @@ from robot_sm.frontends.daemon.protocol import (
 REQUEST_TIMEOUT = 5.0
 #: Seconds the commands still running when the daemon ends have to finish.
 FINISH_TIMEOUT = 10.0
+#: Seconds between two looks at robot_sm's modules on disk: once they changed, new commands
+#: go to a new daemon (their environment names the code), and this one ends.
+CODE_CHECK = 10.0
 
 
 def _peer_uid(connection: socket.socket) -> int:
@@ -89,6 +94,7 @@ class Daemon:
         self._listener = listener
         self._inode = os.stat(path).st_ino
         self._last_request = time.monotonic()
+        self._next_code_check = time.monotonic() + CODE_CHECK
         self._requests = 0
         self._working: Set[_Peer] = set()
         self._lock = threading.Lock()
@@ -118,7 +124,7 @@ class Daemon:
         while not self._stopping.wait(0.5):
             with self._lock:
                 idle = not self._working and time.monotonic() - self._last_request > self.idle
-            if idle or not self._socket_is_mine():
+            if idle or not self._socket_is_mine() or self._code_changed():
                 self._stopping.set()
         self._listener.close()
         if self._socket_is_mine():
@@ -128,6 +134,14 @@ class Daemon:
             time.sleep(0.05)
         self.clients.close()
         return 0
+
+    def _code_changed(self) -> bool:
+        """Return whether robot_sm's modules changed on disk (looked at every CODE_CHECK s)."""
+        now = time.monotonic()
+        if now < self._next_code_check:
+            return False
+        self._next_code_check = now + CODE_CHECK
+        return code_stamp() != self.environment['code']
 
     def _socket_is_mine(self) -> bool:
         try:
