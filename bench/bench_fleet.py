@@ -220,6 +220,54 @@ def moving(recorder: Recorder[JointState]) -> bool:
     return last is not None and any(v != 0.0 for v in last.velocity)
 
 
+def measure_fleet_stops(fleet: 'Fleet', view: FleetClient, trials: int) -> Dict[str, Any]:
+    """Stop the turning fleet ``trials`` times; return fleet stop to wheels zero and confirmed."""
+    stops, confirms = [], []
+    for _ in range(trials):
+        missing = [a.namespace for a in view.emergency_stop(False) if not a.confirmed]
+        if missing:
+            raise RuntimeError(f'release not confirmed by {missing}')
+        fleet.teleoperate()
+        fleet.turning = True
+        if not wait_until(lambda: all(moving(w) for w in fleet.wheels.values()), 10.0):
+            raise TimeoutError('not every robot turned')
+        asked = time.monotonic()
+        acknowledgements = view.emergency_stop(True)
+        if not all(a.confirmed for a in acknowledgements):
+            raise RuntimeError(f'fleet stop not confirmed: {acknowledgements}')
+        if not wait_until(lambda: all(first_zero_after(w, asked) is not None
+                                      for w in fleet.wheels.values()), 10.0):
+            raise TimeoutError('not every robot stopped')
+        fleet.turning = False
+        stops.append(max(first_zero_after(w, asked) or 0.0
+                         for w in fleet.wheels.values()) - asked)
+        confirms.append(max(a.seconds or 0.0 for a in acknowledgements))
+    return {'estop_to_wheels_zero_ms': summary(stops, 1000.0),
+            'estop_confirmed_ms': summary(confirms, 1000.0)}
+
+
+def measure_idle(fleet: 'Fleet', counter: 'LoopbackCounter', count: int) -> Dict[str, Any]:
+    """Return the idle fleet's CPU, odometry rate and discovery traffic over IDLE_WINDOW."""
+    figures: Dict[str, Any] = {}
+    before_cpu, before_traffic = cpu_seconds(fleet.process.pid), counter.snapshot()
+    odom_before = {name: len(r.stamped) for name, r in fleet.odometry.items()}
+    began = time.monotonic()
+    time.sleep(IDLE_WINDOW)
+    elapsed = time.monotonic() - began
+    cpu = (cpu_seconds(fleet.process.pid) - before_cpu) / elapsed
+    traffic = counter.snapshot()
+    rates = [(len(r.stamped) - odom_before[name]) / elapsed
+             for name, r in fleet.odometry.items()]
+    figures['cpu_per_robot_pct'] = 100.0 * cpu / count
+    figures['cpu_total_pct'] = 100.0 * cpu
+    figures['odom_hz_min'] = min(rates)
+    figures['ticks_slip'] = min(rates) < 0.9 * SIM_RATE
+    figures['idle_discovery_packets_per_s'] = (traffic[0] - before_traffic[0]) / elapsed
+    figures['idle_discovery_B_per_s'] = (traffic[1] - before_traffic[1]) / elapsed
+    figures['idle_user_kB_per_s'] = (traffic[3] - before_traffic[3]) / elapsed / 1000
+    return figures
+
+
 def measure(count: int, mode: str, domain: int, trials: int, views: int) -> Dict[str, Any]:
     """Run one fleet of ``count`` robots with ``mode`` discovery; return its figures."""
     server_process: Optional[NodeProcess] = None
@@ -249,46 +297,10 @@ def measure(count: int, mode: str, domain: int, trials: int, views: int) -> Dict
             result['start_up_discovery_packets'] = start_up[0]
             result['start_up_discovery_kB'] = start_up[1] / 1000
 
-            stops, confirms = [], []
-            for _ in range(trials):
-                missing = [a.namespace for a in view.emergency_stop(False) if not a.confirmed]
-                if missing:
-                    raise RuntimeError(f'release not confirmed by {missing}')
-                fleet.teleoperate()
-                fleet.turning = True
-                if not wait_until(lambda: all(moving(w) for w in fleet.wheels.values()), 10.0):
-                    raise TimeoutError('not every robot turned')
-                asked = time.monotonic()
-                acknowledgements = view.emergency_stop(True)
-                if not all(a.confirmed for a in acknowledgements):
-                    raise RuntimeError(f'fleet stop not confirmed: {acknowledgements}')
-                if not wait_until(lambda: all(first_zero_after(w, asked) is not None
-                                              for w in fleet.wheels.values()), 10.0):
-                    raise TimeoutError('not every robot stopped')
-                fleet.turning = False
-                stops.append(max(first_zero_after(w, asked) or 0.0
-                                 for w in fleet.wheels.values()) - asked)
-                confirms.append(max(a.seconds or 0.0 for a in acknowledgements))
-            result['estop_to_wheels_zero_ms'] = summary(stops, 1000.0)
-            result['estop_confirmed_ms'] = summary(confirms, 1000.0)
+            result.update(measure_fleet_stops(fleet, view, trials))
 
             time.sleep(1.0)
-            before_cpu, before_traffic = cpu_seconds(fleet.process.pid), counter.snapshot()
-            odom_before = {name: len(r.stamped) for name, r in fleet.odometry.items()}
-            began = time.monotonic()
-            time.sleep(IDLE_WINDOW)
-            elapsed = time.monotonic() - began
-            cpu = (cpu_seconds(fleet.process.pid) - before_cpu) / elapsed
-            traffic = counter.snapshot()
-            rates = [(len(r.stamped) - odom_before[name]) / elapsed
-                     for name, r in fleet.odometry.items()]
-            result['cpu_per_robot_pct'] = 100.0 * cpu / count
-            result['cpu_total_pct'] = 100.0 * cpu
-            result['odom_hz_min'] = min(rates)
-            result['ticks_slip'] = min(rates) < 0.9 * SIM_RATE
-            result['idle_discovery_packets_per_s'] = (traffic[0] - before_traffic[0]) / elapsed
-            result['idle_discovery_B_per_s'] = (traffic[1] - before_traffic[1]) / elapsed
-            result['idle_user_kB_per_s'] = (traffic[3] - before_traffic[3]) / elapsed / 1000
+            result.update(measure_idle(fleet, counter, count))
 
         views_s = []
         for _ in range(views):

@@ -35,7 +35,7 @@ import random
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
@@ -171,11 +171,8 @@ def parameter_file(folder: str) -> str:
     return str(path)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument('--samples', type=int, default=1000, help='commands per node')
-    options = parser.parse_args()
-
+def measure_nodes(samples: int) -> Tuple[Dict[str, List[float]], Dict[str, int]]:
+    """Start the relay and the three muxes, drive them; return latencies and losses by target."""
     private_ros_home()
     ros = RosHarness(namespace=NAMESPACE)
     folder = tempfile.TemporaryDirectory(prefix='robot_sm-bench-inputs-')
@@ -209,14 +206,18 @@ def main() -> int:
         lost = dict.fromkeys(TARGETS, 0)
         measure(targets, 50, lost)  # warm up
         lost = dict.fromkeys(TARGETS, 0)
-        latencies = measure(targets, options.samples, lost)
+        latencies = measure(targets, samples, lost)
     finally:
         ros.shutdown()
         folder.cleanup()
-    core = measure_core()
+    return latencies, lost
 
+
+def report_figures(samples: int, latencies: Dict[str, List[float]], lost: Dict[str, int],
+                   core: Dict[str, List[float]]) -> Dict[str, Any]:
+    """Print the tables and ratios; return the report."""
     ms = 1000.0
-    report: Dict[str, Any] = {'samples': options.samples, 'stream_rate_hz': STREAM_RATE,
+    report: Dict[str, Any] = {'samples': samples, 'stream_rate_hz': STREAM_RATE,
                               'inputs_eight': 2 + len(ADDED_INPUTS), 'locks_eight': 1,
                               'lost': lost}
     labels = {'relay': 'bare relay', 'two': 'mux, shipped two inputs',
@@ -256,6 +257,15 @@ def main() -> int:
               f"p50 {report[f'ratio_{name}_two_p50']:.2f}x, "
               f"p99 {report[f'ratio_{name}_two_p99']:.2f}x")
     print(f'lost (no output within 2 s): {lost}')
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument('--samples', type=int, default=1000, help='commands per node')
+    options = parser.parse_args()
+    latencies, lost = measure_nodes(options.samples)
+    report = report_figures(options.samples, latencies, lost, measure_core())
     print(f"saved {save('bench_mux_inputs', report)}")
     return 0
 

@@ -143,56 +143,66 @@ def measure_estops(ros: RosHarness, samples: int) -> Dict[str, List[float]]:
     return delays
 
 
-def measure_supervisor(ros: RosHarness, kills: int, freezes: int) -> Dict[str, List[float]]:
-    """Return supervisor SIGKILL / SIGSTOP → first zero, and planner silent → zero (seconds)."""
-    namespace = f'{NAMESPACE}/supervised'
-    ros.start_process(python_module_argv('robot_sm.nodes.robot_control_mux',
-                                         *ros_args(namespace)))
-    ros.start_process(python_module_argv('robot_sm.nodes.service_provider', *ros_args(
-        namespace, {'waypoints_file': '', 'pose_source': 'topic'})))
-    base = Base(ros, namespace)
-    mode = ros.probe.create_client(SetOperationMode, f'{namespace}/robot_sm/set_operation_mode')
-    states: List[str] = []
-    ros.probe.create_subscription(String, f'{namespace}/robot_sm/state_info',
-                                  lambda m: states.append(m.data), qos.STATE)
-    heard: List[bool] = []
+class SupervisedMux:
+    """A mux and service provider with a planner driving, and the state interface supervising."""
 
-    def on_diagnostics(array: DiagnosticArray) -> None:
+    def __init__(self, ros: RosHarness, namespace: str) -> None:
+        self.ros = ros
+        self.namespace = namespace
+        ros.start_process(python_module_argv('robot_sm.nodes.robot_control_mux',
+                                             *ros_args(namespace)))
+        ros.start_process(python_module_argv('robot_sm.nodes.service_provider', *ros_args(
+            namespace, {'waypoints_file': '', 'pose_source': 'topic'})))
+        self.base = Base(ros, namespace)
+        self.mode = ros.probe.create_client(SetOperationMode,
+                                            f'{namespace}/robot_sm/set_operation_mode')
+        self.states: List[str] = []
+        ros.probe.create_subscription(String, f'{namespace}/robot_sm/state_info',
+                                      lambda m: self.states.append(m.data), qos.STATE)
+        self.heard: List[bool] = []
+        ros.probe.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
+        self.planner = Planner(ros, [namespace])
+
+    def _on_diagnostics(self, array: DiagnosticArray) -> None:
         for status in array.status:
-            if status.hardware_id == f'{namespace}/robot_control_mux':
+            if status.hardware_id == f'{self.namespace}/robot_control_mux':
                 age = {kv.key: kv.value for kv in status.values}.get('supervisor age (s)')
-                heard.append(age not in (None, 'never') and float(age) < 0.5)
-    ros.probe.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 10)
-    planner = Planner(ros, [namespace])
+                self.heard.append(age not in (None, 'never') and float(age) < 0.5)
 
-    def drive(deadline: float = 30.0) -> None:
+    def drive(self, deadline: float = 30.0) -> None:
         """Select AUTONOMOUS (refused until the mux has heard the supervisor) and wait."""
         limit = time.monotonic() + deadline
-        while not call(mode, mode_request(OperationMode.AUTONOMOUS)).success:
+        while not call(self.mode, mode_request(OperationMode.AUTONOMOUS)).success:
             if time.monotonic() > limit:
                 raise TimeoutError('AUTONOMOUS still refused')
             time.sleep(0.05)
-        base.expect(moving)
-        base.wait()
+        self.base.expect(moving)
+        self.base.wait()
         time.sleep(random.uniform(0.0, 0.05))
 
-    def supervisor() -> NodeProcess:
-        states.clear()
-        process = ros.start_process(python_module_argv(
-            'robot_sm.nodes.state_interface', *ros_args(namespace)))
+    def supervisor(self) -> NodeProcess:
+        """Start the state interface; return it once the mux has heard it."""
+        self.states.clear()
+        process = self.ros.start_process(python_module_argv(
+            'robot_sm.nodes.state_interface', *ros_args(self.namespace)))
         limit = time.monotonic() + 60.0
-        heard.clear()
+        self.heard.clear()
         # Until the mux has heard the supervisor its watchdog is not armed (diagnostics, 1 Hz).
-        while 'Idle' not in states or not (heard and heard[-1]):
+        while 'Idle' not in self.states or not (self.heard and self.heard[-1]):
             if time.monotonic() > limit:
                 raise TimeoutError('the mux did not hear the state interface')
             time.sleep(0.05)
         return process
 
+
+def measure_supervisor(ros: RosHarness, kills: int, freezes: int) -> Dict[str, List[float]]:
+    """Return supervisor SIGKILL / SIGSTOP → first zero, and planner silent → zero (seconds)."""
+    mux = SupervisedMux(ros, f'{NAMESPACE}/supervised')
+    base, planner = mux.base, mux.planner
     delays: Dict[str, List[float]] = {'SIGKILL': [], 'SIGSTOP': [], 'planner silent': []}
-    process = supervisor()
+    process = mux.supervisor()
     for _ in range(freezes):
-        drive()
+        mux.drive()
         base.expect(still)
         frozen = time.monotonic()
         os.killpg(process.pid, signal.SIGSTOP)
@@ -200,19 +210,19 @@ def measure_supervisor(ros: RosHarness, kills: int, freezes: int) -> Dict[str, L
             delays['SIGSTOP'].append(base.wait() - frozen)
         finally:
             os.killpg(process.pid, signal.SIGCONT)
-        drive()  # the baseline: the planner falls silent with the supervisor alive
+        mux.drive()  # the baseline: the planner falls silent with the supervisor alive
         base.expect(still)
         planner.silenced, planner.on = 0.0, False
         stopped = base.wait()
         delays['planner silent'].append(stopped - planner.silenced)
         planner.on = True
     for _ in range(kills):
-        drive()
+        mux.drive()
         base.expect(still)
         killed = time.monotonic()
         process.kill()
         delays['SIGKILL'].append(base.wait() - killed)
-        process = supervisor()
+        process = mux.supervisor()
     return delays
 
 

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
@@ -243,18 +243,12 @@ class AgentProcess:
             self.process.kill()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument('--samples', type=int, default=500, help='commands per side')
-    parser.add_argument('--estop-samples', type=int, default=30, help='e-stops per side')
-    parser.add_argument('--cuts', type=int, default=50, help='link cuts')
-    options = parser.parse_args()
-    reason = unavailable_reason()
-    if reason:
-        print(f'bench_two_hosts: skipped: {reason}')
-        return 0
+#: Command and e-stop times by side, and each cut's times.
+Measured = Tuple[Dict[str, List[float]], Dict[str, List[float]], List[Dict[str, float]]]
 
-    private_ros_home()
+
+def measure(samples: int, estop_samples: int, cut_count: int) -> Measured:
+    """Drive the mux from both sides of the rig, stop it, cut the link; return the times."""
     rig = TwoHostRig()
     agents: Dict[str, AgentProcess] = {}
     latencies: Dict[str, List[float]] = {side: [] for side in SIDES}
@@ -273,35 +267,42 @@ def main() -> int:
             for side in SIDES:
                 agents[side].ask('latency', samples=20, first=first)
                 first += 20
-        rounds = max(1, options.samples // 25)
+        rounds = max(1, samples // 25)
         for _ in range(rounds):
             for side in random.sample(SIDES, len(SIDES)):
                 latencies[side] += agents[side].ask('latency', samples=25, first=first)
                 first += 25
-        for _ in range(options.estop_samples):
+        for _ in range(estop_samples):
             for side in random.sample(SIDES, len(SIDES)):
                 estops[side].append(agents[side].ask('estop'))
-        for index in range(options.cuts):
+        for index in range(cut_count):
             agents[ROBOT].ask('drive')
             time.sleep(random.uniform(0.0, 0.1))  # any phase of the heartbeat and the tick
             cut = rig.cut()
             cuts.append({'cut': cut, **agents[ROBOT].ask('stopped_after', cut=cut)})
             rig.restore()
             zero = (cuts[-1]['stopped'] - cut) * 1000
-            print(f'cut {index + 1}/{options.cuts}: zero after {zero:.0f} ms', flush=True)
+            print(f'cut {index + 1}/{cut_count}: zero after {zero:.0f} ms', flush=True)
     finally:
         for process in agents.values():
             process.close()
         rig.close()
 
+    return latencies, estops, cuts
+
+
+def report_figures(samples: int, estop_samples: int, cut_count: int,
+                   latencies: Dict[str, List[float]], estops: Dict[str, List[float]],
+                   cuts: List[Dict[str, float]]) -> Dict[str, Any]:
+    """Print the table and the ratios; return the report."""
     ms = 1000.0
     timeout = REMOTE['heartbeat_timeout']
     tick = 1.0 / REMOTE['update_frequency']
     from_cut = [c['stopped'] - c['cut'] for c in cuts]
     from_beat = [c['stopped'] - c['last_beat'] for c in cuts]
     within = sum(value <= timeout + 0.05 for value in from_cut)
-    report: Dict[str, Any] = {'samples': options.samples, 'estop_samples': options.estop_samples,
-                              'cuts': options.cuts, 'heartbeat_timeout': timeout, 'tick': tick}
+    report: Dict[str, Any] = {'samples': samples, 'estop_samples': estop_samples,
+                              'cuts': cut_count, 'heartbeat_timeout': timeout, 'tick': tick}
     rows = []
     for side, label in ((ROBOT, 'loopback'), (OPERATOR, 'veth')):
         report[f'command_{label}_ms'] = summary(latencies[side], ms)
@@ -321,6 +322,24 @@ def main() -> int:
     print(f'veth / loopback p50: commands {ratio:.2f}x (target <= 1.2x), e-stop '
           f'{estop_ratio:.2f}x; wheels zero within heartbeat_timeout + 50 ms '
           f'({(timeout + 0.05) * ms:.0f} ms) after {within} of {len(cuts)} cuts')
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument('--samples', type=int, default=500, help='commands per side')
+    parser.add_argument('--estop-samples', type=int, default=30, help='e-stops per side')
+    parser.add_argument('--cuts', type=int, default=50, help='link cuts')
+    options = parser.parse_args()
+    reason = unavailable_reason()
+    if reason:
+        print(f'bench_two_hosts: skipped: {reason}')
+        return 0
+
+    private_ros_home()
+    latencies, estops, cuts = measure(options.samples, options.estop_samples, options.cuts)
+    report = report_figures(options.samples, options.estop_samples, options.cuts, latencies,
+                            estops, cuts)
     print(f"saved {save('bench_two_hosts', report)}")
     return 0
 

@@ -10,6 +10,8 @@ setup(
     name=PACKAGE,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
+    # The web console's page, served from the package.
+    package_data={'robot_sm.frontends.web': ['static/*.html', 'static/*.css', 'static/js/*.js']},
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
         (f'share/{PACKAGE}', ['package.xml', 'plugin.xml']),

@@ -4,7 +4,9 @@
 #   2. the pinned packages of tools/requirements.txt + tools/constraints.txt,
 #   3. the CMake path fix the wheels need (tools/fix_cmake_paths.py),
 #   4. colcon build of robot_sm_msgs, robot_sm_control and robot_sm into build/ and install/,
-#   5. setup.env, the file to source before running anything by hand.
+#   5. setup.env, the file to source before running anything by hand,
+#   6. Debian's chromium and chromium-driver for the browser tests, where it can
+#      (tools/install_browser.sh: as root with apt-get; otherwise it says how).
 # Each step runs only when its inputs changed, so a second run takes well under a second.
 #
 # To change a dependency: edit tools/requirements.txt, then run
@@ -120,5 +122,8 @@ export PATH="$root/install/robot_sm/bin:$root/install/robot_sm/lib/robot_sm:\$PA
 # Keep DDS discovery on this machine unless told otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE=\${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}
 EOF
+
+# 6. The browser the web console's tests drive (best effort: those tests skip without it).
+bash tools/install_browser.sh
 
 log "ready in ${SECONDS} s (source setup.env to use it)"

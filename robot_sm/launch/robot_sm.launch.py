@@ -9,7 +9,9 @@ Arguments: ``namespace`` (moves every node, topic and service of the suite), ``p
 computer, the robot stops when its heartbeat is lost), ``use_sim_time``, and the plugin names
 ``navigation_plugin``, ``calculate_goal_plugin`` and ``mapping_plugin`` (empty: keep the
 parameter file's value), ``discovery_server`` (``HOST:PORT`` of a Fast DDS discovery server:
-every node becomes its client; empty: simple discovery). Name the nodes in parameter files
+every node becomes its client; empty: simple discovery), ``web`` (``true`` also serves the web
+operator console, ``robot-sm web``, on 127.0.0.1:``web_port``, 8080; it prints its address with
+the access token). Name the nodes in parameter files
 ``/**/<node>`` so that the file applies in any namespace.
 """
 
@@ -21,12 +23,12 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from robot_sm.bringup.environment import discovery_server_problem
-from robot_sm.bringup.suite_nodes import SUITE
+from robot_sm.bringup.suite_nodes import SUITE, web_console_process, WEB_PORT
 
 PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
 
 
-def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
+def _nodes(context: LaunchContext, *_: Any) -> List[Any]:
     """Create the suite's nodes with the resolved arguments."""
     namespace = LaunchConfiguration('namespace').perform(context)
     params_file = LaunchConfiguration('params_file').perform(context)
@@ -49,6 +51,10 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
             namespace=namespace, parameters=[*files, overrides],
             remappings=list(spec.remappings), additional_env=environment, output='screen',
             emulate_tty=True))
+    if LaunchConfiguration('web').perform(context).lower() == 'true':
+        nodes.append(web_console_process(namespace,
+                                         LaunchConfiguration('web_port').perform(context),
+                                         environment))
     return nodes
 
 
@@ -66,6 +72,11 @@ def generate_launch_description() -> LaunchDescription:
                                           'config/remote.yaml after params_file'),
         DeclareLaunchArgument('use_sim_time', default_value='false',
                               description='Follow /clock instead of the system clock'),
+        DeclareLaunchArgument('web', default_value='false',
+                              description='Also serve the web operator console (robot-sm web; '
+                                          'it prints its address with the access token)'),
+        DeclareLaunchArgument('web_port', default_value=str(WEB_PORT),
+                              description='Port of the web operator console (127.0.0.1)'),
         DeclareLaunchArgument('discovery_server', default_value='',
                               description='HOST:PORT of a Fast DDS discovery server for every '
                                           'node (empty: simple discovery)'),

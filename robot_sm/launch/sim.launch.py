@@ -13,6 +13,8 @@ With ``rviz:=true`` and no rviz2 installed, nothing is started.
 ``robots:=N`` simulates a fleet instead: N suites (with their base_controller) in
 ``namespace/robot1`` ... ``robotN`` and one robot_sim for all of them, in ``namespace``; the
 robots start at the world's ``start_poses`` (RViz then shows robot1).
+``web:=true`` also serves the web operator console (``robot-sm web`` on 127.0.0.1:``web_port``,
+8080) for the robot (robot1 of a fleet); it prints its address with the access token.
 ``discovery_server:=HOST:PORT`` makes every node a client of that Fast DDS discovery server
 (``ROS_DISCOVERY_SERVER``; start one with ``fastdds discovery -i 0``).
 """
@@ -33,10 +35,12 @@ from robot_sm.bringup.suite_nodes import (
     SIMULATION,
     SIMULATOR,
     SUITE,
+    web_console_process,
+    WEB_PORT,
 )
 
 
-def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
+def _nodes(context: LaunchContext, *_: Any) -> List[Any]:
     """Create the suite, the simulation and RViz with the resolved arguments."""
     rviz = IfCondition(LaunchConfiguration('rviz'))
     refusal = rviz_refusal() if rviz.evaluate(context) else None
@@ -84,6 +88,10 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Node]:
         arguments=['-d', f'{share}/config/robot_sm.rviz'],
         remappings=[('goal_pose', 'robot_sm/simple_goal')],
         condition=rviz))
+    if LaunchConfiguration('web').perform(context).lower() == 'true':
+        nodes.append(web_console_process(rviz_namespace,
+                                         LaunchConfiguration('web_port').perform(context),
+                                         environment))
     return nodes
 
 
@@ -105,6 +113,11 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('robots', default_value='0',
                               description='Simulate a fleet of this many robots, each in '
                                           'namespace/robotK (0: one robot in namespace)'),
+        DeclareLaunchArgument('web', default_value='false',
+                              description='Also serve the web operator console (robot-sm web; '
+                                          'it prints its address with the access token)'),
+        DeclareLaunchArgument('web_port', default_value=str(WEB_PORT),
+                              description='Port of the web operator console (127.0.0.1)'),
         DeclareLaunchArgument('discovery_server', default_value='',
                               description='HOST:PORT of a Fast DDS discovery server for every '
                                           'node (empty: simple discovery)'),

@@ -7,7 +7,10 @@ Quality-of-service profiles chosen for the suite's topics.
   the newest, keeps them all (``STATE_CHANGES``).
 - Velocity commands are published reliably with depth 1 (only the newest command matters) and
   subscribed best-effort, which accepts both reliable and best-effort publishers.
-- Sensor-like streams (controller poses, joystick) use the sensor-data profile.
+- Sensor-like streams use the sensor-data profile. A controller's samples (XR poses and buttons)
+  are kept deeper (``CONTROLLER_SAMPLES``): a teleop node that falls behind reads every sample of
+  a late burst, so that a gap in their stamps means the controller stopped, not that a short
+  queue overwrote them.
 - Heartbeats are best effort with depth 1 and volatile: a lost beat is covered by the next, and
   a beat is never replayed to a late subscriber (it would make a dead sender look alive).
 - Services (servers and clients) keep every request and answer (``SERVICES``). rmw's default
@@ -24,64 +27,41 @@ from rclpy.qos import (
     ReliabilityPolicy,
 )
 
-#: Latched state: the last value reaches late subscribers.
-STATE = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
+KEEP_LAST, KEEP_ALL = HistoryPolicy.KEEP_LAST, HistoryPolicy.KEEP_ALL
+RELIABLE, BEST_EFFORT = ReliabilityPolicy.RELIABLE, ReliabilityPolicy.BEST_EFFORT
+VOLATILE, TRANSIENT_LOCAL = DurabilityPolicy.VOLATILE, DurabilityPolicy.TRANSIENT_LOCAL
 
+
+def _profile(reliability: ReliabilityPolicy, durability: DurabilityPolicy,
+             depth: int = 0) -> QoSProfile:
+    """Return a profile keeping the last ``depth`` samples (0: keeping all)."""
+    if depth == 0:
+        return QoSProfile(history=KEEP_ALL, reliability=reliability, durability=durability)
+    return QoSProfile(history=KEEP_LAST, depth=depth, reliability=reliability,
+                      durability=durability)
+
+
+#: Latched state: the last value reaches late subscribers.
+STATE = _profile(RELIABLE, TRANSIENT_LOCAL, depth=1)
 #: Following latched state where every change counts (a task following an activity): the
 #: current value on joining, then every change, none overwritten by the next before it is read.
-STATE_CHANGES = QoSProfile(
-    history=HistoryPolicy.KEEP_ALL,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
-
+STATE_CHANGES = _profile(RELIABLE, TRANSIENT_LOCAL)
 #: Publishing velocity commands: reliable, only the newest matters.
-COMMAND_OUT = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
-
+COMMAND_OUT = _profile(RELIABLE, VOLATILE, depth=1)
 #: Subscribing to velocity commands: best effort matches any publisher.
-COMMAND_IN = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.BEST_EFFORT,
-    durability=DurabilityPolicy.VOLATILE,
-)
-
+COMMAND_IN = _profile(BEST_EFFORT, VOLATILE, depth=1)
 #: Events that must not be lost (clicked points, goals): reliable, a short queue.
-EVENTS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=10,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
-
-#: Sensor-like streams (controller poses, joystick): best effort, newest first.
+EVENTS = _profile(RELIABLE, VOLATILE, depth=10)
+#: Sensor-like streams: best effort, newest first.
 SENSOR = qos_profile_sensor_data
-
+#: A controller's samples (XR poses, buttons): best effort, and deep enough to hold every sample
+#: of half a second at 120 Hz, the longest a stream may be late before teleop stops.
+CONTROLLER_SAMPLES = _profile(BEST_EFFORT, VOLATILE, depth=64)
 #: Liveness heartbeats: best effort, only the newest, never replayed.
-HEARTBEAT = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.BEST_EFFORT,
-    durability=DurabilityPolicy.VOLATILE,
-)
-
+HEARTBEAT = _profile(BEST_EFFORT, VOLATILE, depth=1)
 #: Every service server and client of the suite: reliable, and no request or answer is dropped
 #: (a full queue makes the sender wait instead).
-SERVICES = QoSProfile(
-    history=HistoryPolicy.KEEP_ALL,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+SERVICES = _profile(RELIABLE, VOLATILE)
 
-__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'EVENTS', 'HEARTBEAT', 'SENSOR', 'SERVICES', 'STATE',
-           'STATE_CHANGES']
+__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'CONTROLLER_SAMPLES', 'EVENTS', 'HEARTBEAT', 'SENSOR',
+           'SERVICES', 'STATE', 'STATE_CHANGES']

@@ -15,12 +15,15 @@ the robot must not wait for an fsync) is handed to a :class:`BackgroundWriter`, 
 newest record on a thread of its own, skipping any that a newer one replaced before its turn.
 """
 
+from dataclasses import dataclass
 import os
 import pathlib
 import tempfile
 import threading
 import time
-from typing import Callable, Generic, Optional, TypeVar, Union
+from typing import Any, Callable, Generic, Optional, Type, TypeVar, Union
+
+import yaml
 
 PathLike = Union[str, 'os.PathLike[str]']
 
@@ -97,6 +100,68 @@ def move_aside(path: PathLike, now: float, problem: str) -> pathlib.Path:
         raise PersistenceError(
             f'{source} {problem} and cannot be moved aside ({error}); fix or remove it') from error
     return target
+
+
+ContentT = TypeVar('ContentT')
+
+
+@dataclass(frozen=True)
+class Reading(Generic[ContentT]):
+    """What :meth:`KeptFile.read` found: the content (None: no file), or why it is unusable."""
+
+    content: Optional[ContentT] = None
+    #: What is wrong with the file ('' if nothing): ``cannot be read (...)``, ``is not ...``.
+    problem: str = ''
+    #: Where the unusable file was moved to.
+    moved_to: Optional[pathlib.Path] = None
+
+
+class KeptFile:
+    """A file the suite keeps: its folder made, read back (or moved aside), written atomically."""
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = pathlib.Path(path)
+
+    def prepare(self) -> None:
+        """
+        Create the file's directory if needed.
+
+        :raises OSError: if it cannot be created.
+        """
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def read(self, now: float, parse: Callable[[Any], ContentT], kind: str,
+             format_error: Type[Exception]) -> Reading[ContentT]:
+        """
+        Return what ``parse`` makes of the file's YAML document; no content if there is no file.
+
+        A file that cannot be read, is not YAML, or that ``parse`` refuses with ``format_error``
+        (it is not ``kind``) is moved aside (:func:`move_aside`; ``now``: wall-clock seconds).
+
+        :raises PersistenceError: if a bad file cannot be moved aside.
+        """
+        try:
+            text = self.path.read_text(encoding='utf-8')
+        except FileNotFoundError:
+            return Reading()
+        except (OSError, UnicodeDecodeError) as error:
+            problem = f'cannot be read ({error})'
+        else:
+            try:
+                return Reading(parse(text))
+            except yaml.YAMLError as error:
+                problem = 'is not valid YAML (' + ' '.join(str(error).split()) + ')'
+            except format_error as error:
+                problem = f'is not {kind} ({error})'
+        return Reading(problem=problem, moved_to=move_aside(self.path, now, problem))
+
+    def write(self, text: str) -> None:
+        """
+        Write ``text`` atomically (:func:`write_atomically`).
+
+        :raises OSError: if the file cannot be written; the old file is then unchanged.
+        """
+        write_atomically(self.path, text)
 
 
 RecordT = TypeVar('RecordT')

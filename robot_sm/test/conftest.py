@@ -38,6 +38,7 @@ import pytest
 
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.testing import RosHarness
+from robot_sm.testing.ros_domain import claim_ros_domain
 from robot_sm.testing.two_host_rig import (
     TwoHostRig,
     unavailable_reason as two_host_rig_unavailable_reason,
@@ -53,22 +54,37 @@ sys.path.insert(0, str(TEST_PLUGINS))
 #: Fast DDS settings for every participant the tests create, in this process and in children.
 FASTDDS_PROFILE = pathlib.Path(__file__).parent / 'fixtures' / 'fastdds_no_intraprocess.xml'
 
-_ros_home = tempfile.mkdtemp(prefix='robot_sm-test-ros-home-')
+#: This process's folder: its ROS_HOME and its temporary files, removed at the end.
+_session_folder = tempfile.mkdtemp(prefix='robot_sm-test-')
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep DDS discovery on this machine, the nodes' files in a temporary ROS_HOME, no daemon."""
+    """
+    Keep DDS discovery on this machine, each test process's files in a folder of its own.
+
+    robot-sm commands run without the daemon (ROBOT_SM_NO_DAEMON) unless a test gives them one.
+
+    A worker of a parallel run (pytest-xdist) also claims a ROS domain of its own, so that the
+    workers' nodes never meet; its temporary files and ROS_HOME are its own too.
+    """
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST':
         os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ['ROS_HOME'] = _ros_home
+    if os.environ.get('PYTEST_XDIST_WORKER'):
+        os.environ['ROS_DOMAIN_ID'] = str(claim_ros_domain())
+    folder = pathlib.Path(_session_folder)
+    for name in ('ros_home', 'tmp'):
+        (folder / name).mkdir(exist_ok=True)
+    os.environ['ROS_HOME'] = str(folder / 'ros_home')
+    os.environ['TMPDIR'] = str(folder / 'tmp')
+    tempfile.tempdir = None  # taken from TMPDIR again
     # robot-sm commands run by themselves; test_cli_daemon.py runs them through the daemon.
     os.environ['ROBOT_SM_NO_DAEMON'] = '1'
     os.environ['FASTRTPS_DEFAULT_PROFILES_FILE'] = str(FASTDDS_PROFILE)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove the session's ROS_HOME."""
-    shutil.rmtree(_ros_home, ignore_errors=True)
+    """Remove the process's ROS_HOME and temporary files."""
+    shutil.rmtree(_session_folder, ignore_errors=True)
 
 
 @pytest.fixture

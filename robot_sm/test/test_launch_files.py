@@ -23,7 +23,14 @@ from robot_sm.bringup.parameter_files import (
     parameters_for,
 )
 from robot_sm.bringup.resources import shipped_worlds
-from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE, TELEOP
+from robot_sm.bringup.suite_nodes import (
+    NodeSpec,
+    SIMULATION,
+    SUITE,
+    TELEOP,
+    web_console_arguments,
+    WEB_PORT,
+)
 from robot_sm.testing import RosHarness
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
@@ -310,9 +317,10 @@ def test_teleop_launch_starts_the_teleop_node(ros: RosHarness) -> None:
 def test_launch_files_declare_the_documented_arguments() -> None:
     expected = {
         'robot_sm.launch.py': {'namespace', 'params_file', 'use_sim_time', 'navigation_plugin',
-                               'calculate_goal_plugin', 'mapping_plugin', 'discovery_server'},
+                               'calculate_goal_plugin', 'mapping_plugin', 'discovery_server',
+                               'web', 'web_port'},
         'sim.launch.py': {'namespace', 'params_file', 'world', 'reveal_map', 'rviz', 'robots',
-                          'discovery_server'},
+                          'discovery_server', 'web', 'web_port'},
         'teleop.launch.py': {'namespace', 'params_file', 'urdf_path'},
     }
     for file_name, names in expected.items():
@@ -321,3 +329,33 @@ def test_launch_files_declare_the_documented_arguments() -> None:
         assert names <= {a.name for a in arguments}, file_name
         undocumented = [a.name for a in arguments if a.description == 'no description given']
         assert not undocumented, f'{file_name}: arguments without a description'
+
+
+def test_web_true_serves_the_console_of_the_suite_with_robot_sm_web() -> None:
+    # What web:=true runs (checked here without launch): robot-sm web for the launched suite.
+    assert web_console_arguments('/robot1', 8081) == ['--namespace', '/robot1', 'web',
+                                                      '--port', '8081']
+    assert web_console_arguments('', WEB_PORT)[:2] == ['--namespace', '/']
+    from robot_sm.frontends.cli import build_parser
+    args = build_parser().parse_args(web_console_arguments('/robot1', 8081))
+    assert (args.namespace, args.port, args.host) == ('/robot1', 8081, '127.0.0.1')
+
+
+@pytest.mark.parametrize('file_name, namespace', [('robot_sm.launch.py', '/robot1'),
+                                                  ('sim.launch.py', '/robot1')])
+def test_web_true_adds_the_console_process(file_name: str, namespace: str) -> None:
+    load_launch_file(file_name)  # skips without launch and launch_ros
+    from launch import LaunchContext
+    from launch.actions import ExecuteProcess
+    description = load_launch_file(file_name).generate_launch_description()
+    context = LaunchContext()
+    context.launch_configurations.update({'namespace': 'robot1', 'web': 'true',
+                                          'web_port': '8081'})
+    actions = [entity for item in description.entities
+               for entity in (item.execute(context) or [])]  # type: ignore[attr-defined]
+    consoles = [a for a in actions if isinstance(a, ExecuteProcess)
+                and not hasattr(a, 'node_executable')]
+    assert len(consoles) == 1
+    with pytest.raises(RuntimeError, match='is not a port number'):
+        context.launch_configurations['web_port'] = 'eighty'
+        [item.execute(context) for item in description.entities]

@@ -41,10 +41,12 @@ def test_xmllint(manifest: pathlib.Path) -> None:
 PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
                'PIL': 'python3-pil', 'argcomplete': 'python3-argcomplete',
                'matplotlib': 'python3-matplotlib', 'pinocchio': 'pinocchio',
+               'aiohttp': 'python3-aiohttp',
                # rosdistro's pip key; it installs mcap, which it depends on.
                'mcap': 'mcap-ros2-support'}
-#: Imported only where the ROS package is missing (pip environments), never on a robot.
-NOT_ON_A_ROBOT = {'PySide6'}
+#: Imported only where the ROS package is missing (pip environments), or only by what tests
+#: and the demo drive (selenium: a browser for the web console; a test_depend), never on a robot.
+NOT_ON_A_ROBOT = {'PySide6', 'selenium'}
 
 
 def imported_modules(package: pathlib.Path) -> Dict[str, Set[str]]:

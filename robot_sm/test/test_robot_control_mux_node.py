@@ -1,111 +1,34 @@
 """The robot_control_mux node over real DDS: what arrives on cmd_vel and operation_mode."""
 
 import math
-import pathlib
-import shutil
-import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import Twist, TwistStamped, Vector3
+from geometry_msgs.msg import Twist, TwistStamped
+from mux_node_rig import (
+    AUTONOMOUS,
+    is_zero,
+    linear_x,
+    Mux,
+    STOPPED,
+    Stream,
+    TELEOPERATION,
+    TICK,
+    twist,
+    WAIT,
+)
 import pytest
 import rclpy
 from rclpy.context import Context
 from rclpy.node import Node
 from robot_sm import qos
-from robot_sm.nodes.robot_control_mux import RobotControlMux
-from robot_sm.testing import (python_module_argv, Recorder, ros_args, RosHarness,
-                              SCHEDULING_SLACK, wait_until)
+from robot_sm.testing import python_module_argv, ros_args, RosHarness, SCHEDULING_SLACK
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import SetOperationMode
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Joy
-from std_msgs.msg import Bool
-from std_srvs.srv import SetBool
-
-STOPPED, AUTONOMOUS, TELEOPERATION = (OperationMode.STOPPED, OperationMode.AUTONOMOUS,
-                                      OperationMode.TELEOPERATION)
-TICK = 0.05  # default update_frequency 20 Hz
-WAIT = 5.0
-
-
-def twist(x: float = 0.0, yaw: float = 0.0) -> Twist:
-    return Twist(linear=Vector3(x=x), angular=Vector3(z=yaw))
-
-
-def is_zero(msg: Any) -> bool:
-    t = msg.twist if isinstance(msg, TwistStamped) else msg
-    return not any((t.linear.x, t.linear.y, t.linear.z, t.angular.x, t.angular.y, t.angular.z))
-
-
-class Stream:
-    """Publish a message at a fixed rate from the probe node; ``message = None`` pauses it."""
-
-    def __init__(self, ros: RosHarness, msg_type: Any, topic: str, message: Any,
-                 rate: float = 50.0) -> None:
-        self._lock = threading.Lock()
-        self._message = message
-        self.last_sent = 0.0
-        self.publisher = ros.publisher(msg_type, topic)
-        ros.probe.create_timer(1.0 / rate, self._send)
-
-    def _send(self) -> None:
-        with self._lock:
-            if self._message is not None:
-                self.publisher.publish(self._message)
-                self.last_sent = time.monotonic()
-
-    def switch(self, message: Any) -> float:
-        """Publish ``message`` from now on; return when the previous one was last sent."""
-        with self._lock:
-            self._message = message
-            return self.last_sent
-
-
-class Mux:
-    """A mux node under test with recorders on its outputs."""
-
-    def __init__(self, ros: RosHarness, parameters: Optional[Dict[str, Any]] = None,
-                 output: Any = Twist) -> None:
-        self.ros = ros
-        self.cmd_vel: Recorder[Any] = ros.record(output, 'cmd_vel')
-        self.node = ros.start_node(RobotControlMux, parameters=parameters)
-        self.modes: Recorder[OperationMode] = ros.record(
-            OperationMode, 'robot_sm/operation_mode', qos.STATE)
-        # Started: STOPPED, with the e-stop engaged already if a heartbeat watchdog ran out
-        # before this recorder matched (the topic keeps only its last message).
-        self.modes.wait_for(lambda m: m.mode == STOPPED, timeout=WAIT)
-
-    def wait_mode(self, mode: int, estop: bool = False, after: Optional[float] = None,
-                  timeout: float = WAIT) -> float:
-        """Wait for an operation_mode message; return its arrival time."""
-        since = time.monotonic() - 0.5 if after is None else after
-        self.modes.wait_for(lambda m: m.mode == mode and m.emergency_stop == estop,
-                            timeout=timeout, after=since)
-        return next(t for t, m in self.modes.stamped
-                    if t >= since and m.mode == mode and m.emergency_stop == estop)
-
-    def set_mode(self, mode: int, estop: bool = False) -> Any:
-        request = SetOperationMode.Request()
-        request.operation_mode = OperationMode(mode=mode, emergency_stop=estop)
-        return self.ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request)
-
-    def estop(self, engage: bool) -> Any:
-        return self.ros.call(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=engage))
-
-    def wait_cmd(self, predicate: Any, after: float, timeout: float = WAIT) -> float:
-        """Wait for a cmd_vel message matching ``predicate``; return its arrival time."""
-        self.cmd_vel.wait_for(predicate, timeout=timeout, after=after)
-        return next(t for t, m in self.cmd_vel.stamped if t >= after and predicate(m))
-
-    def cmd_since(self, t: float) -> List[Any]:
-        return self.cmd_vel.since(t)
-
-
-def linear_x(value: float) -> Any:
-    return lambda m: not isinstance(m, TwistStamped) and m.linear.x == pytest.approx(value)
 
 
 def test_starts_stopped_then_forwards_autonomy_with_low_rate_mode_topic(ros: RosHarness) -> None:
@@ -320,31 +243,6 @@ def test_stamped_input_and_output_with_frame_and_clamp(ros: RosHarness) -> None:
     assert status.level == bytes([1])
 
 
-def test_silent_heartbeat_engages_the_estop(ros: RosHarness) -> None:
-    mux = Mux(ros, {'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': 0.3})
-    heartbeat = Stream(ros, Bool, 'robot_sm/heartbeat', Bool(data=False))
-    autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
-    ros.wait_for_subscribers(autonomy.publisher)
-    # The watchdog may have engaged before the first heartbeat arrived; release it.
-    deadline = time.monotonic() + WAIT
-    while not mux.estop(False).success and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert mux.set_mode(AUTONOMOUS).success
-    mux.wait_cmd(linear_x(0.3), after=time.monotonic())
-
-    last_beat = heartbeat.switch(None)
-    engaged = mux.wait_mode(AUTONOMOUS, estop=True, after=last_beat)
-    assert engaged - last_beat <= 0.3 + 2 * TICK + SCHEDULING_SLACK
-    mux.wait_cmd(is_zero, after=last_beat + 0.3)
-    refused = mux.estop(False)
-    assert not refused.success and 'heartbeat' in refused.message
-
-    heartbeat.switch(Bool(data=False))
-    time.sleep(0.2)
-    assert mux.estop(False).success
-    mux.wait_mode(STOPPED, after=engaged)
-
-
 def test_joystick_button_takes_over(ros: RosHarness) -> None:
     mux = Mux(ros, {'joystick_used': True})
     autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
@@ -397,85 +295,3 @@ def test_bad_parameters_refuse_to_start(ros: RosHarness, parameter: str, value: 
     lines = process.output.strip().splitlines()
     assert len(lines) == 1, process.output
     assert 'refusing to start' in lines[0] and f"'{parameter}'" in lines[0]
-
-
-def mux_status(diagnostics: Recorder[DiagnosticArray], mux: Mux, after: float,
-               predicate: Any = lambda status: True) -> Any:
-    """Wait for a diagnostics status of ``mux`` matching ``predicate``; return it."""
-    name = mux.node.get_fully_qualified_name()
-    array = diagnostics.wait_for(
-        lambda a: any(s.hardware_id == name and predicate(s) for s in a.status),
-        after=after, timeout=WAIT)
-    return next(s for s in array.status if s.hardware_id == name and predicate(s))
-
-
-def test_a_corrupt_latch_file_starts_engaged_and_is_kept_aside(
-        ros: RosHarness, tmp_path: pathlib.Path) -> None:
-    latch = tmp_path / 'estop.yaml'
-    latch.write_text('engaged: [')  # half written by hand, or a disk fault
-    cmd_vel = ros.record(Twist, 'cmd_vel')
-    modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
-    ros.start_node(RobotControlMux, {'emergency_stop_file': str(latch)})
-    modes.wait_for(lambda m: m.emergency_stop, timeout=WAIT)
-    kept = list(tmp_path.glob('estop.yaml.corrupt-*'))
-    assert len(kept) == 1 and kept[0].read_text() == 'engaged: ['
-    # The latch is written engaged again, so that the next start is engaged too.
-    assert wait_until(lambda: latch.exists() and 'engaged: true' in latch.read_text(), WAIT)
-    request = SetOperationMode.Request()
-    request.operation_mode.mode = AUTONOMOUS
-    assert not ros.call(SetOperationMode, 'robot_sm/set_operation_mode', request).success
-    assert all(is_zero(m) for m in cmd_vel.messages)
-
-
-def test_a_failed_latch_write_never_delays_the_stop_and_shows_in_diagnostics(
-        ros: RosHarness, tmp_path: pathlib.Path) -> None:
-    folder = tmp_path / 'latch'
-    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
-    mux = Mux(ros, {'emergency_stop_file': str(folder / 'estop.yaml')})
-    autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
-    ros.wait_for_subscribers(autonomy.publisher)
-    assert mux.set_mode(AUTONOMOUS).success
-    mux.wait_cmd(linear_x(0.3), after=time.monotonic())
-    shutil.rmtree(folder)  # the disk goes away under the running mux
-    called = time.monotonic()
-    assert mux.estop(True).success
-    mux.wait_cmd(is_zero, after=called, timeout=1.0)
-    status = mux_status(diagnostics, mux, called, lambda s: 'latch' in s.message)
-    assert status.level == bytes([2])  # ERROR: the e-stop is engaged ...
-    assert 'may not survive a restart' in status.message  # ... and the latch is not on disk
-    values = {kv.key: kv.value for kv in status.values}
-    assert 'No such file or directory' in values['emergency stop file error']
-
-
-def test_an_empty_latch_file_parameter_keeps_nothing_on_disk(ros: RosHarness) -> None:
-    mux = Mux(ros, {'emergency_stop_file': ''})
-    assert mux.estop(True).success
-    ros.stop_node(mux.node)
-    modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
-    started = time.monotonic()
-    ros.start_node(RobotControlMux, {'emergency_stop_file': ''})
-    modes.wait_for(lambda m: m.mode == STOPPED and not m.emergency_stop, after=started,
-                   timeout=WAIT)
-
-
-def test_every_heartbeat_is_answered_and_its_silence_reported(ros: RosHarness) -> None:
-    present = ros.record(Bool, 'robot_sm/operator_present', qos.STATE)
-    Mux(ros, {'heartbeat_topic': 'robot_sm/operator_heartbeat', 'heartbeat_timeout': 0.3})
-    present.wait_for(lambda m: not m.data)  # latched: nobody heard yet
-    heartbeat = Stream(ros, Bool, 'robot_sm/operator_heartbeat', Bool(data=False), rate=10.0)
-    start = time.monotonic()
-    present.wait_for(lambda m: m.data, after=start)
-    time.sleep(0.5)
-    assert sum(m.data for m in present.since(start)) >= 3  # one answer per beat
-    last_beat = heartbeat.switch(None)
-    present.wait_for(lambda m: not m.data, after=last_beat)
-    silent = next(t for t, m in present.stamped if t >= last_beat and not m.data)
-    assert silent - last_beat <= 0.3 + 2 * TICK + SCHEDULING_SLACK
-
-
-def test_no_presence_is_published_without_a_heartbeat_topic(ros: RosHarness) -> None:
-    present = ros.record(Bool, 'robot_sm/operator_present', qos.STATE)
-    Mux(ros)
-    time.sleep(0.3)
-    assert present.messages == []
-    assert ros.probe.count_publishers(f'{ros.namespace}/robot_sm/operator_present') == 0

@@ -3,7 +3,7 @@
 import pathlib
 import threading
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from geometry_msgs.msg import PoseStamped, Twist
 import numpy as np
@@ -13,6 +13,7 @@ from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.nodes.teleop_retargeting import TeleopRetargeting
 from robot_sm.parameters import ConfigurationError
+from robot_sm.teleop.input_presence import INPUT_PARAMETERS
 from robot_sm.testing import (python_module_argv, Recorder, RosHarness, SCHEDULING_SLACK,
                               wait_until)
 from robot_sm_msgs.msg import ExecutionState, OperationMode
@@ -24,14 +25,18 @@ PRIMARY, SECONDARY = 0, 1          # default button indices
 THUMB_Y, SQUEEZE = 1, 3            # default axis indices
 TICK = 1.0 / 60.0
 TIMEOUT = 10.0
-#: Longer than the node's 0.1 s default: a busy test process may take a 100 Hz stream in bursts,
-#: and a controller absent for a moment turns a press into a held button. The teleop core's tests
-#: hold the 0.1 s exactly.
-INPUT_TIMEOUT = 0.5
+#: The node's defaults: late after input_timeout, lost after input_timeout + input_tolerance.
+INPUT_TIMEOUT, INPUT_TOLERANCE = (spec.default for spec in INPUT_PARAMETERS)
 
 
 class Controllers:
-    """Both XR controllers, published at 100 Hz from a node of their own as the test sets them."""
+    """
+    Both XR controllers, published at 100 Hz from a node of their own as the test sets them.
+
+    Each sample is stamped with the node's clock when it is made, as a controller stamps it.
+    :meth:`delay` holds the samples back and then sends them all at once, as a loaded link does;
+    :meth:`stop` and :meth:`resume` stop and restart the controllers themselves.
+    """
 
     def __init__(self, ros: RosHarness) -> None:
         self.node = ros.add_node(Node('xr_driver', namespace=ros.namespace, context=ros.context))
@@ -41,6 +46,8 @@ class Controllers:
         self.axes = {'left': [0.0] * 4, 'right': [0.0] * 4}
         self.publishing = True
         self.last_publish = 0.0
+        self._held_until = 0.0
+        self._backlog: List[Tuple[Any, Any]] = []
         self.publishers = {hand: (self.node.create_publisher(PoseStamped, f'xr/{hand}/pose', 10),
                                   self.node.create_publisher(Joy, f'xr/{hand}/joy', 10))
                            for hand in ('left', 'right')}
@@ -51,26 +58,49 @@ class Controllers:
             for key, (index, value) in changes.items():
                 getattr(self, key)[hand][index] = value
 
+    def _samples(self) -> List[Tuple[Any, Any]]:
+        stamp = self.node.get_clock().now().to_msg()
+        samples = []
+        for hand, (pose_pub, joy_pub) in self.publishers.items():
+            pose = PoseStamped()
+            pose.header.frame_id = 'world'
+            pose.header.stamp = stamp
+            pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = \
+                self.position[hand]
+            pose.pose.orientation.w = 1.0
+            joy = Joy(buttons=list(self.buttons[hand]), axes=list(self.axes[hand]))
+            joy.header.stamp = stamp
+            samples += [(pose_pub, pose), (joy_pub, joy)]
+        return samples
+
     def _publish(self) -> None:
         with self._lock:
             if not self.publishing:
                 return
-            for hand, (pose_pub, joy_pub) in self.publishers.items():
-                pose = PoseStamped()
-                pose.header.frame_id = 'world'
-                pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = \
-                    self.position[hand]
-                pose.pose.orientation.w = 1.0
-                pose_pub.publish(pose)
-                joy_pub.publish(Joy(buttons=list(self.buttons[hand]),
-                                    axes=list(self.axes[hand])))
+            self._backlog += self._samples()
+            if time.monotonic() < self._held_until:
+                return
+            for publisher, msg in self._backlog:
+                publisher.publish(msg)
+            self._backlog.clear()
             self.last_publish = time.monotonic()
+
+    def delay(self, seconds: float) -> None:
+        """Hold every sample back for ``seconds``, then send them all, in order."""
+        with self._lock:
+            self._held_until = time.monotonic() + seconds
 
     def stop(self) -> float:
         """Stop publishing; return when the last message went out."""
         with self._lock:
             self.publishing = False
             return self.last_publish
+
+    def resume(self) -> float:
+        """Publish again; return when."""
+        with self._lock:
+            self.publishing = True
+            return time.monotonic()
 
 
 class Teleop:
@@ -83,8 +113,7 @@ class Teleop:
         self.joints: Recorder[JointState] = ros.record(JointState, 'joint_command')
         self.reset: Recorder[Bool] = ros.record(Bool, 'teleop/reset')
         self.cmd_vel: Recorder[Twist] = ros.record(Twist, 'teleoperation/cmd_vel')
-        self.node = ros.start_node(TeleopRetargeting,
-                                   {'input_timeout': INPUT_TIMEOUT, **parameters})
+        self.node = ros.start_node(TeleopRetargeting, parameters)
         self.xr = Controllers(ros)
         self.model = pin.buildModelFromUrdf(str(URDF))
         self.data = self.model.createData()
@@ -172,11 +201,12 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
     teleop.xr.change('left', axes=(THUMB_Y, 1.0))
     teleop.cmd_vel.wait_for(lambda m: abs(m.linear.x - 0.5) < 1e-6, TIMEOUT)
 
-    # Controllers fall silent: STOPPED within input_timeout + one tick, one reset pulse, the base
-    # zeroed once, no more joint commands.
+    # Controllers fall silent: late for input_timeout + input_tolerance, then lost: STOPPED, one
+    # reset pulse, the base zeroed once, no more joint commands.
     last_message = teleop.xr.stop()
     stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=last_message)
-    assert stopped_at - last_message < INPUT_TIMEOUT + TICK + SCHEDULING_SLACK
+    assert INPUT_TIMEOUT + INPUT_TOLERANCE <= stopped_at - last_message
+    assert stopped_at - last_message < INPUT_TIMEOUT + INPUT_TOLERANCE + TICK + SCHEDULING_SLACK
     time.sleep(0.3)
     resets = [m.data for m in teleop.reset.since(last_message)]
     assert resets.count(True) == 1
@@ -283,3 +313,23 @@ def test_executable_refuses_to_start_with_one_line(ros: RosHarness) -> None:
     assert process.wait(TIMEOUT) == 2
     lines = [line for line in process.output.splitlines() if line.strip()]
     assert len(lines) == 1 and 'position_scale' in lines[0], process.output
+
+
+def test_late_controllers_hold_and_a_dropout_at_the_source_stops(ros: RosHarness) -> None:
+    teleop = Teleop(ros, {'robot_description': URDF.read_text()})
+    teleop.run()
+    teleop.joints.wait_for(timeout=TIMEOUT)
+    # Every sample sent on time but delivered 0.3 s late, all at once: late, not lost.
+    delayed = time.monotonic()
+    teleop.xr.delay(0.3)
+    time.sleep(0.3 + 0.2)
+    teleop.wait_ticks(6)
+    assert [m.state for m in teleop.state.since(delayed)] == []
+    assert True not in [m.data for m in teleop.reset.since(delayed)]
+    # The controllers themselves stop sending for 0.25 s: their stamps show the gap when they
+    # come back, before input_timeout + input_tolerance: teleop is STOPPED at once.
+    teleop.xr.stop()
+    time.sleep(0.25)
+    resumed = teleop.xr.resume()
+    stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=resumed)
+    assert stopped_at - resumed < 2 * TICK + SCHEDULING_SLACK

@@ -30,6 +30,8 @@ from robot_sm.testing import SCHEDULING_SLACK, wait_until
 from robot_sm.testing.topic_probe import EchoLog
 from robot_sm.testing.two_host_rig import OPERATOR, ROBOT, slow_link_unavailable_reason, TwoHostRig
 
+#: One rig for the whole file: a parallel run keeps these tests on one worker.
+pytestmark = pytest.mark.xdist_group('two_host_rig')
 REMOTE = parameters_for('robot_control_mux', [load_parameter_file(
     pathlib.Path(__file__).resolve().parents[1] / 'config' / 'remote.yaml')])
 HEARTBEAT_TIMEOUT: float = REMOTE['heartbeat_timeout']
@@ -283,11 +285,12 @@ def test_when_the_link_returns_nothing_moves_until_release_and_a_mode(hosts: Two
 def test_teleoperation_cut_mid_command_stops_and_engages_the_heartbeat_stop(
         hosts: TwoHosts) -> None:
     hosts.release()
+    # The operator takes the robot: after a (re)start nothing drives until a mode is selected.
+    started = hosts.ok('mode', 'teleop')
     stream = hosts.rig.start(OPERATOR, [
         sys.executable, '-m', 'robot_sm.testing.topic_probe', 'stream', 'teleoperation/cmd_vel',
         'geometry_msgs/msg/Twist', '20', '{"linear": {"x": 0.2}}'])
     try:
-        started = time.monotonic()
         hosts.robot.wait_for('robot_sm/operation_mode', lambda m: m['mode'] == 2,
                              timeout=WAIT, after=started)
         hosts.moving(after=started)

@@ -8,7 +8,7 @@ once as :class:`NodeSpec` entries, with parameters from the same ROS parameter f
 
 from dataclasses import dataclass, field
 import importlib
-from typing import Any, Callable, List, Mapping, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -67,3 +67,39 @@ def fleet_names(count: int) -> List[str]:
 def join_namespace(parent: str, name: str) -> str:
     """Return ``name`` under the namespace ``parent`` ('' or '/' for the root)."""
     return f"/{parent.strip('/')}/{name}".replace('//', '/')
+
+
+#: The web operator console's default port (``robot-sm web --port``).
+WEB_PORT = 8080
+
+
+def web_console_arguments(namespace: str, port: int = WEB_PORT) -> List[str]:
+    """
+    Return the arguments of ``robot-sm`` that serve the web console of the suite in ``namespace``.
+
+    ``robot-sm up --web`` runs them in a process of its own, and the launch files' ``web:=true``
+    as a process of the launch; the console binds 127.0.0.1 and prints its address with the
+    access token.
+    """
+    return ['--namespace', namespace or '/', 'web', '--port', str(port)]
+
+
+def web_console_process(namespace: str, port: str,
+                        environment: Optional[Mapping[str, str]] = None) -> Any:
+    """
+    Return the launch action that serves the web console (``web:=true`` of the launch files).
+
+    ``robot-sm web`` from this package, as a process of the launch (it is no ROS node of its
+    own: it runs the suite's client). Needs ``launch`` and ``launch_ros``.
+
+    :raises RuntimeError: if ``port`` is not a port number (nothing is started).
+    """
+    from launch.actions import ExecuteProcess
+    from launch_ros.substitutions import ExecutableInPackage
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise RuntimeError(f'web_port:={port!r} is not a port number (0..65535)')
+    return ExecuteProcess(
+        cmd=[ExecutableInPackage(executable='robot-sm', package='robot_sm'),
+             *web_console_arguments(namespace, int(port))],
+        name='robot_sm_web', additional_env=dict(environment or {}), output='screen',
+        emulate_tty=True)

@@ -18,6 +18,7 @@ from robot_sm.bringup.suite_nodes import (
     SIMULATOR,
     SUITE,
     TELEOP,
+    web_console_arguments,
 )
 from robot_sm.bringup.suite_process import SuiteProcess
 
@@ -29,7 +30,7 @@ FLEET_STOP_TIMEOUT = 10.0
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
            namespace: str = '', teleop: bool = False, remote: bool = False,
            robots: Optional[int] = None, discovery_server: str = '',
-           fleet_robot: bool = False) -> int:
+           fleet_robot: bool = False, web_port: Optional[int] = None) -> int:
     """
     Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
 
@@ -39,13 +40,15 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
     base_controller in ``namespace/robot1`` ... ``robotN``, each in a process of its own (as
     on a robot of its own: its own DDS participant, its own share of the cores), started as
     ``robot-sm up --sim`` with ``fleet_robot``. With ``discovery_server`` (``HOST:PORT``) every
-    node is a client of that Fast DDS discovery server. Returns 0
+    node is a client of that Fast DDS discovery server. With ``web_port`` the web operator
+    console serves the suite (the first robot of a fleet) on that port, from a process of its
+    own (``robot-sm web``), so that the page's load never holds up the nodes. Returns 0
     when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
     file or a parameter cannot be used, 1 when a node (or a robot's process) stops on an error
     while running.
     """
     from robot_sm.parameters import ConfigurationError
-    problem = _problem(sim, world, robots, teleop, discovery_server)
+    problem = _problem(sim, world, robots, teleop, discovery_server, web_port)
     if problem:
         return _refuse(problem)
     if discovery_server:
@@ -70,6 +73,9 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
             running = (f"{robots} robots ({', '.join(children)}), each in a process of its own "
                        f"running {', '.join(s.executable for s in SUITE + ROBOT_NODES)}, and "
                        f'{running}')
+        if web_port is not None:
+            children['web console'] = _start_web_console(namespace, robots, web_port)
+            running += f', and the web console on port {web_port}'
         print(f'robot-sm up: running {running} (Ctrl-C to stop)', flush=True)
         return _run_until_stopped(stop, suite, children)
     finally:
@@ -87,7 +93,7 @@ def _refuse(reason: str) -> int:
 
 
 def _problem(sim: bool, world: Optional[str], robots: Optional[int], teleop: bool,
-             discovery_server: str) -> Optional[str]:
+             discovery_server: str, web_port: Optional[int] = None) -> Optional[str]:
     """Return why the options cannot be used together, or None."""
     from robot_sm.bringup.resources import shipped_worlds, world_file
     if world is not None:
@@ -107,6 +113,8 @@ def _problem(sim: bool, world: Optional[str], robots: Optional[int], teleop: boo
         problem = discovery_server_problem(discovery_server)
         if problem:
             return f'--discovery-server {problem}'
+    if web_port is not None and not 0 <= web_port <= 65535:
+        return f'--web-port {web_port}: must be within 0..65535'
     return None
 
 
@@ -154,6 +162,13 @@ def _start_fleet_robots(names: Sequence[str], namespace: str,
                 *(['--params', *map(str, parameter_files)] if parameter_files else [])]
         children[name] = subprocess.Popen(argv)
     return children
+
+
+def _start_web_console(namespace: str, robots: Optional[int], port: int) -> Any:
+    """Start ``robot-sm web`` for the suite (robot1 of a fleet); it prints where to open it."""
+    shown = join_namespace(namespace, 'robot1') if robots is not None else namespace
+    return subprocess.Popen([sys.executable, '-m', 'robot_sm.frontends.cli',
+                             *web_console_arguments(shown, port)])
 
 
 def _stop_fleet_robots(children: Mapping[str, Any]) -> None:

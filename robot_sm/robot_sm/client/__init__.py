@@ -16,16 +16,8 @@ cancel (:mod:`~robot_sm.client.tasks`).
         print(task.wait(timeout=300.0).status)
 """
 
-from robot_sm.client.connection import (
-    MODE_NAMES,
-    MODES,
-    OPERATION_MODE,
-    Result,
-    STATE_INFO,
-    STATE_OUTCOME,
-    SuiteUnavailable,
-    WAYPOINTS,
-)
+from robot_sm.client.connection import MODE_NAMES, MODES, OPERATION_MODE, Result
+from robot_sm.client.connection import STATE_INFO, STATE_OUTCOME, SuiteUnavailable, WAYPOINTS
 from robot_sm.client.fleet import Acknowledgement, FleetClient, RobotStatus
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,

@@ -8,34 +8,24 @@ discovery happens before the first command rather than during it.
 
 from geometry_msgs.msg import PoseStamped
 from robot_sm.client.connection import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, WAYPOINTS
+from robot_sm_msgs import srv
 from robot_sm_msgs.msg import OperationMode, WaypointArray
-from robot_sm_msgs.srv import (
-    AddWaypoint,
-    GetRobotPose,
-    GetWaypointRoutines,
-    GetWaypoints,
-    MoveWaypoint,
-    RemoveWaypoint,
-    SetOperationMode,
-    SetWaypointFollowingMode,
-    SetWaypointRoutine,
-)
 from std_msgs.msg import Bool, String
 from std_srvs.srv import SetBool, Trigger
 
 #: Every service a SuiteClient calls: (type, name relative to the namespace).
 SERVICES = (
     (SetBool, 'robot_sm/emergency_stop'),
-    (SetOperationMode, 'robot_sm/set_operation_mode'),
-    (GetRobotPose, 'robot_sm/get_robot_pose'),
-    (GetWaypoints, 'robot_sm/get_waypoints'),
-    (AddWaypoint, 'robot_sm/add_waypoint'),
-    (MoveWaypoint, 'robot_sm/move_waypoint'),
-    (RemoveWaypoint, 'robot_sm/remove_waypoint'),
-    (SetWaypointRoutine, 'robot_sm/set_waypoint_routine'),
-    (GetWaypointRoutines, 'robot_sm/get_waypoint_routines'),
+    (srv.SetOperationMode, 'robot_sm/set_operation_mode'),
+    (srv.GetRobotPose, 'robot_sm/get_robot_pose'),
+    (srv.GetWaypoints, 'robot_sm/get_waypoints'),
+    (srv.AddWaypoint, 'robot_sm/add_waypoint'),
+    (srv.MoveWaypoint, 'robot_sm/move_waypoint'),
+    (srv.RemoveWaypoint, 'robot_sm/remove_waypoint'),
+    (srv.SetWaypointRoutine, 'robot_sm/set_waypoint_routine'),
+    (srv.GetWaypointRoutines, 'robot_sm/get_waypoint_routines'),
     (Trigger, 'robot_sm/reset_waypoints'),
-    (SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode'),
+    (srv.SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode'),
     (SetBool, 'robot_sm/start_stop_waypoint_following'),
     (Trigger, 'robot_sm/get_exploration_mode'),
     (SetBool, 'robot_sm/set_exploration_mode'),

@@ -126,8 +126,7 @@ class SuiteClient(WaypointCalls):
             state = self._latched[STATE_INFO].data
             if state in SIMPLE_GOAL_IGNORED_IN:
                 return Result(False, f'{state}: a simple goal is not taken in this state')
-            # The task follows the suite's answer: no wait for acknowledgements (rclpy's holds
-            # every thread of the process for up to the timeout).
+            # The task follows the suite's answer: no wait for acknowledgements.
             return self._publish_goal(x, y, yaw, frame_id)
 
         return self._start_task(Activity.SIMPLE_GOAL, start, self.cancel_goal)
@@ -245,8 +244,16 @@ class SuiteClient(WaypointCalls):
         "{header: {frame_id: map}, pose: {position: {x: 1.0, y: 2.0}}}"``
         """
         result = self._publish_goal(x, y, yaw, frame_id)
-        if result.success:  # a process that ends at once would take an unacknowledged goal along
-            self._goal_publisher().wait_for_all_acked(Duration(seconds=self.timeout))
+        if not result.success:
+            return result
+        # A process that ends at once would take an unacknowledged goal along. Polled: rclpy's
+        # wait_for_all_acked holds the GIL while it waits, which froze every thread of the
+        # caller's process (a web console's event loop, a panel's GUI, the robot-sm daemon) until
+        # the state interface acknowledged, up to seconds on a loaded machine.
+        publisher, deadline = self._goal_publisher(), time.monotonic() + self.timeout
+        while not publisher.wait_for_all_acked(Duration()) and time.monotonic() < deadline:
+            self._check_open()
+            time.sleep(0.005)
         return result
 
     def _publish_goal(self, x: float, y: float, yaw: float, frame_id: str) -> Result:

@@ -15,17 +15,8 @@ from robot_sm.planar import quaternion_from_yaw, yaw_from_quaternion
 from robot_sm.waypoint_messages import pose_message
 from robot_sm.waypoints.errors import RequestError
 from robot_sm.waypoints.pose import checked_pose
+from robot_sm_msgs import srv
 from robot_sm_msgs.msg import Waypoint
-from robot_sm_msgs.srv import (
-    AddWaypoint,
-    GetRobotPose,
-    GetWaypointRoutines,
-    GetWaypoints,
-    MoveWaypoint,
-    RemoveWaypoint,
-    SetWaypointFollowingMode,
-    SetWaypointRoutine,
-)
 from std_srvs.srv import Trigger
 
 
@@ -49,7 +40,7 @@ class WaypointCalls(SuiteConnection):
 
         ``ros2 service call robot_sm/get_waypoints robot_sm_msgs/srv/GetWaypoints``
         """
-        array = self.call(GetWaypoints, 'robot_sm/get_waypoints').waypoint_array
+        array = self.call(srv.GetWaypoints, 'robot_sm/get_waypoints').waypoint_array
         mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
         direction = 'reverse' if array.reverse else 'forward'
         return Result(True, f'{len(array.waypoints)} waypoints, {mode}, {direction}',
@@ -67,9 +58,9 @@ class WaypointCalls(SuiteConnection):
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        request = AddWaypoint.Request(position=position)
+        request = srv.AddWaypoint.Request(position=position)
         request.waypoint = Waypoint(pose=pose, routine=routine)
-        response = self.call(AddWaypoint, 'robot_sm/add_waypoint', request)
+        response = self.call(srv.AddWaypoint, 'robot_sm/add_waypoint', request)
         return Result(bool(response.success), str(response.message), int(response.id))
 
     def robot_pose(self) -> Result:
@@ -78,7 +69,7 @@ class WaypointCalls(SuiteConnection):
 
         ``ros2 service call robot_sm/get_robot_pose robot_sm_msgs/srv/GetRobotPose``
         """
-        response = self.call(GetRobotPose, 'robot_sm/get_robot_pose')
+        response = self.call(srv.GetRobotPose, 'robot_sm/get_robot_pose')
         if not response.success:
             return Result(False, str(response.message))
         p, q = response.pose.position, response.pose.orientation
@@ -103,8 +94,8 @@ class WaypointCalls(SuiteConnection):
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        return self._trigger(MoveWaypoint, 'robot_sm/move_waypoint',
-                             MoveWaypoint.Request(position=position, pose=pose))
+        return self._trigger(srv.MoveWaypoint, 'robot_sm/move_waypoint',
+                             srv.MoveWaypoint.Request(position=position, pose=pose))
 
     def remove_waypoint(self, position: int) -> Result:
         """
@@ -113,8 +104,8 @@ class WaypointCalls(SuiteConnection):
         ``ros2 service call robot_sm/remove_waypoint robot_sm_msgs/srv/RemoveWaypoint
         "{position: 0}"``
         """
-        return self._trigger(RemoveWaypoint, 'robot_sm/remove_waypoint',
-                             RemoveWaypoint.Request(position=position))
+        return self._trigger(srv.RemoveWaypoint, 'robot_sm/remove_waypoint',
+                             srv.RemoveWaypoint.Request(position=position))
 
     def set_routine(self, position: int, routine: str) -> Result:
         """
@@ -123,8 +114,8 @@ class WaypointCalls(SuiteConnection):
         ``ros2 service call robot_sm/set_waypoint_routine robot_sm_msgs/srv/SetWaypointRoutine
         "{position: 0, routine: Wait}"``
         """
-        return self._trigger(SetWaypointRoutine, 'robot_sm/set_waypoint_routine',
-                             SetWaypointRoutine.Request(position=position, routine=routine))
+        return self._trigger(srv.SetWaypointRoutine, 'robot_sm/set_waypoint_routine',
+                             srv.SetWaypointRoutine.Request(position=position, routine=routine))
 
     def routines(self) -> Result:
         """
@@ -132,7 +123,7 @@ class WaypointCalls(SuiteConnection):
 
         ``ros2 service call robot_sm/get_waypoint_routines robot_sm_msgs/srv/GetWaypointRoutines``
         """
-        names = list(self.call(GetWaypointRoutines,
+        names = list(self.call(srv.GetWaypointRoutines,
                                'robot_sm/get_waypoint_routines').waypoint_routines)
         return Result(True, ', '.join(names) if names else 'no routines', names)
 
@@ -155,5 +146,5 @@ class WaypointCalls(SuiteConnection):
             return Result(False, f"unknown following mode '{mode}': use one of "
                                  f"{', '.join(FOLLOWING_MODES)}")
         return self._trigger(
-            SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode',
-            SetWaypointFollowingMode.Request(mode=FOLLOWING_MODES[mode], reverse=reverse))
+            srv.SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode',
+            srv.SetWaypointFollowingMode.Request(mode=FOLLOWING_MODES[mode], reverse=reverse))

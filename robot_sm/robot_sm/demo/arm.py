@@ -183,6 +183,20 @@ def recorded_counts(path: pathlib.Path) -> Dict[str, int]:
             for channel, count in summary.statistics.channel_message_counts.items()}
 
 
+def _wait_for_replay(replay: subprocess.Popen, suite: SuiteProcess, timeout: float) -> None:
+    """Wait until the replay process ends; raise if it failed, or a node or ``timeout`` did."""
+    deadline = time.monotonic() + timeout
+    while replay.poll() is None:
+        failure = suite.failure()
+        if failure is not None:
+            raise ArmPhaseFailure(failure)
+        if time.monotonic() > deadline:
+            raise ArmPhaseFailure(f'the replay did not finish within {timeout:.0f} s')
+        time.sleep(0.1)
+    if replay.returncode != 0:
+        raise ArmPhaseFailure(f'xr_replay ended with exit code {replay.returncode}')
+
+
 def run_arm(files: List[pathlib.Path], echo: Callable[[str], None], output: pathlib.Path,
             timeout: float) -> ArmRun:
     """
@@ -218,16 +232,7 @@ def run_arm(files: List[pathlib.Path], echo: Callable[[str], None], output: path
         executor.add_node(observer_node)
         spinner.start()
         replay = _child('robot_sm.nodes.xr_replay', {})
-        deadline = time.monotonic() + timeout
-        while replay.poll() is None:
-            failure = suite.failure()
-            if failure is not None:
-                raise ArmPhaseFailure(failure)
-            if time.monotonic() > deadline:
-                raise ArmPhaseFailure(f'the replay did not finish within {timeout:.0f} s')
-            time.sleep(0.1)
-        if replay.returncode != 0:
-            raise ArmPhaseFailure(f'xr_replay ended with exit code {replay.returncode}')
+        _wait_for_replay(replay, suite, timeout)
         time.sleep(0.3)   # the last joint_states of the arm at rest
         run = observer.run
         run.duration = observer.elapsed()
@@ -246,8 +251,8 @@ def run_arm(files: List[pathlib.Path], echo: Callable[[str], None], output: path
     if states[:len(EXPECTED_STATES)] != list(EXPECTED_STATES):
         raise ArmPhaseFailure(
             f"teleop went through {', '.join(states)}; the session's buttons give "
-            f"{', '.join(EXPECTED_STATES)} (a controller silent for input_timeout stops teleop: "
-            'is the machine overloaded?)')
+            f"{', '.join(EXPECTED_STATES)} (a controller silent for input_timeout + "
+            'input_tolerance stops teleop: is the machine overloaded?)')
     return run
 
 
@@ -266,80 +271,3 @@ def tracking_figures(run: ArmRun) -> Dict[str, float]:
     return {'median': float(np.median(errors)), 'p95': float(np.percentile(errors, 95)),
             'max': float(np.max(errors)), 'samples': float(len(errors)),
             'max_settled': float(max(settled)) if settled else float('nan')}
-
-
-def draw_arm(run: ArmRun, path: pathlib.Path) -> None:
-    """Write the arm picture: paths in two projections, joints against limits over time."""
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-
-    colours = {'STOPPED': '#d9d9d9', 'PAUSED': '#ffe599', 'RUNNING': '#b6d7a8'}
-    figure = plt.figure(figsize=(16, 11))
-    outer = figure.add_gridspec(1, 2, width_ratios=(1.0, 1.5), wspace=0.18)
-    left = outer[0].subgridspec(3, 1, height_ratios=(1.0, 1.0, 0.6), hspace=0.35)
-    right = outer[1].subgridspec(len(run.joint_names), 1, hspace=0.12)
-    targets = np.array([t for _, t in run.targets]) if run.targets else np.zeros((0, 3))
-    reached = np.array([r for _, _, r, _ in run.samples]) if run.samples else np.zeros((0, 3))
-    for row, (a, b, label) in enumerate(((0, 1, 'top view'), (0, 2, 'side view'))):
-        axis = figure.add_subplot(left[row])
-        axis.plot(targets[:, a], targets[:, b], '-', color='tab:blue', linewidth=3.0,
-                  alpha=0.45, label='clutch target (teleop/ee_target)')
-        axis.plot(reached[:, a], reached[:, b], '-', color='tab:orange', linewidth=1.0,
-                  label='reached (forward kinematics of joint_states)')
-        axis.set_title(f'gripper_tcp in base_link, {label}', fontsize=10)
-        axis.set_xlabel(f"{'xyz'[a]} (m)", fontsize=9)
-        axis.set_ylabel(f"{'xyz'[b]} (m)", fontsize=9)
-        axis.set_aspect('equal', adjustable='datalim')
-        axis.grid(True, linewidth=0.3)
-        axis.legend(loc='best', fontsize=7)
-    axis = figure.add_subplot(left[2])
-    errors = [(t, e) for t, e in run.error_times]
-    if errors:
-        axis.plot([t for t, _ in errors], [1000.0 * e for _, e in errors], '.', markersize=2,
-                  color='tab:red')
-    for start in run.resets:
-        axis.axvline(start, color='black', linewidth=0.8, linestyle=':')
-    axis.set_yscale('log')
-    axis.set_title('tracking error while engaged (dotted: reset)', fontsize=10)
-    axis.set_xlabel('time (s)', fontsize=9)
-    axis.set_ylabel('mm', fontsize=9)
-    axis.grid(True, linewidth=0.3)
-    times = np.array([t for t, _, _, _ in run.samples]) if run.samples else np.zeros(0)
-    positions = np.array([p for _, p, _, _ in run.samples]) if run.samples else np.zeros((0, 0))
-    spans = [(start, run.states[i + 1][0] if i + 1 < len(run.states) else run.duration, name)
-             for i, (start, name) in enumerate(run.states)]
-    first = None
-    for index, name in enumerate(run.joint_names):
-        axis = figure.add_subplot(right[index], sharex=first)
-        first = first or axis
-        for start, end, state in spans:
-            axis.axvspan(start, end, color=colours.get(state, 'white'), linewidth=0)
-        for start in run.engagements:
-            axis.axvline(start, color='tab:red', linewidth=0.8, linestyle='--')
-        if len(times):
-            axis.plot(times, positions[:, index], color='black', linewidth=1.0)
-        assert run.limits is not None
-        for limit in run.limits[:, index]:
-            axis.axhline(limit, color='tab:purple', linewidth=0.8, linestyle=':')
-        axis.set_ylabel(f'{name}\n(rad)', fontsize=8)
-        axis.tick_params(labelsize=7)
-        if index < len(run.joint_names) - 1:
-            axis.tick_params(labelbottom=False)
-    assert first is not None
-    first.set_title('arm joints (black) against their URDF limits (dotted); background: teleop '
-                    'state; dashed red: clutch engaged', fontsize=10)
-    figure.axes[-1].set_xlabel('time (s)')
-    handles = [Patch(color=colour, label=state) for state, colour in colours.items()]
-    first.legend(handles=handles, loc='upper right', fontsize=7, ncol=3)
-    figures = tracking_figures(run) if run.errors else None
-    title = 'arm teleoperation: recorded XR session -> teleop_retargeting -> simulated SO-101 arm'
-    if figures:
-        title += (f"\ntracking error while engaged: median {figures['median'] * 1000:.1f} mm, "
-                  f"p95 {figures['p95'] * 1000:.1f} mm, max {figures['max'] * 1000:.1f} mm "
-                  f"(right after the reset), {figures['max_settled'] * 1000:.1f} mm otherwise")
-    figure.suptitle(title, fontsize=12)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=80)
-    plt.close(figure)

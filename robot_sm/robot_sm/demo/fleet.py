@@ -82,21 +82,25 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
-def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
-              echo: Callable[[str], None], timeout: float) -> FleetRun:
-    """Run the fleet demo with ``count`` robots; return what they did."""
+def _quiet_nodes(count: int) -> None:
+    """Let the nodes speak up only for warnings: the demo prints its own progress lines."""
     import rclpy.logging
-    plans = yaml.safe_load(plan_file.read_text())['robots']
-    if not 1 <= count <= len(plans):
-        raise FleetDemoFailure(f'{plan_file.name} has waypoints for 1 to {len(plans)} robots, '
-                               f'not {count}')
-    # The demo prints its own progress lines: the nodes only speak up for warnings.
     for name in fleet_names(count):
         for spec in list(SUITE) + list(ROBOT_NODES):
             rclpy.logging.set_logger_level(f'{name}.{spec.executable}',
                                            rclpy.logging.LoggingSeverity.WARN)
     for spec in SIMULATOR:
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
+
+
+def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
+              echo: Callable[[str], None], timeout: float) -> FleetRun:
+    """Run the fleet demo with ``count`` robots; return what they did."""
+    plans = yaml.safe_load(plan_file.read_text())['robots']
+    if not 1 <= count <= len(plans):
+        raise FleetDemoFailure(f'{plan_file.name} has waypoints for 1 to {len(plans)} robots, '
+                               f'not {count}')
+    _quiet_nodes(count)
     parameters = {'robot_control_mux': {'emergency_stop_file': ''},
                   'state_interface': {'Navigation.max_linear_speed': 0.45}}
     with RunningFleet(count, world='office', parameter_files=files,
@@ -117,76 +121,91 @@ def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
         run.started = time.monotonic()
         echo(f'{count} robots following their waypoints (ROUNDTRIP)')
         time.sleep(STOP_AFTER)
-
-        run.stop_requested = time.monotonic()
-        for robot in run.robots:
-            last = odometry[robot.name].last
-            if last is not None:
-                robot.at_stop = (last.pose.pose.position.x, last.pose.pose.position.y)
-        acknowledgements = operator.emergency_stop(True)
-        for ack in acknowledgements:
-            run.stop_confirmed[ack.namespace.strip('/').rsplit('/', 1)[-1]] = ack.seconds
-        missing = [ack.namespace for ack in acknowledgements if not ack.confirmed]
-        if missing or len(acknowledgements) != count:
-            raise FleetDemoFailure(f'fleet stop: not confirmed by {missing or "all robots"}')
-        time.sleep(STOPPED_FOR)
-        for robot in run.robots:
-            standing = _standing_since(odometry[robot.name], run.stop_requested)
-            if standing is None:
-                raise FleetDemoFailure(f'{robot.name} did not stop after the fleet stop')
-            robot.wheels_zero_after = standing - run.stop_requested
-            poses = [(m.pose.pose.position.x, m.pose.pose.position.y)
-                     for t, m in odometry[robot.name].stamped if t >= standing]
-            robot.crept = max((math.dist(poses[0], p) for p in poses), default=0.0)
-            if robot.crept > 0.001:
-                raise FleetDemoFailure(f'{robot.name} moved {robot.crept:.3f} m while stopped')
-        slowest = max(r.wheels_zero_after or 0.0 for r in run.robots)
-        echo(f'fleet stop: every robot confirmed, all wheels at zero within '
-             f'{slowest * 1000:.0f} ms; standing still for {STOPPED_FOR:.0f} s')
-
-        run.released = time.monotonic()
-        missing = [a.namespace for a in operator.emergency_stop(False) if not a.confirmed]
-        if missing:
-            raise FleetDemoFailure(f'fleet release: not confirmed by {missing}')
-        for robot in run.robots:
-            # The e-stop ended each robot's waypoint following: the operator starts it again.
-            try:
-                tasks[robot.name].wait(2.0)
-            except WaitTimeout as error:
-                raise FleetDemoFailure(f'{robot.name}: waypoint following went on through the '
-                                       'fleet stop') from error
-            suite = fleet.suites[robot.name]
-            suite.wait_state('Idle', after=run.released, timeout=10.0)
-            client = suite.client
-            _check(client.set_mode('autonomy'), f'{robot.name}: autonomy mode after the release')
-            tasks[robot.name] = client.follow_waypoints('roundtrip')
-        echo('fleet released; autonomy and waypoint following started again on every robot')
-
-        deadline = time.monotonic() + timeout
-        pending = dict(tasks)
-        while pending:
-            for name, task in list(pending.items()):
-                try:
-                    feedback = task.wait_for_feedback(lambda f: f.rounds >= 1, 0.1)
-                except WaitTimeout:
-                    continue
-                except TaskEnded as ended:
-                    raise FleetDemoFailure(f'{name}: {ended}') from ended
-                next(r for r in run.robots if r.name == name).visited = feedback.visited
-                echo(f'[{time.monotonic() - run.started:6.1f} s] {name}: round complete, '
-                     f'{feedback.visited}/{feedback.total} reached')
-                _check(task.cancel(), f'{name}: stop waypoint following')
-                del pending[name]
-            if time.monotonic() > deadline:
-                raise FleetDemoFailure(f'not every robot finished its round within {timeout:.0f}'
-                                       f" s: {', '.join(pending)}")
-        run.ended = time.monotonic()
+        _stop_the_fleet(run, operator, odometry, echo)
+        _release_the_fleet(run, fleet, operator, tasks, echo)
+        _finish_the_rounds(run, tasks, timeout, echo)
         for robot in run.robots:
             robot.path, robot.distance = path_driven(odometry[robot.name].messages)
         world = fleet.robot_sim.world
         run.grid = OccupancyGrid(world.data.copy(), world.resolution, world.origin_x,
                                  world.origin_y)
         return run
+
+
+def _stop_the_fleet(run: FleetRun, operator: FleetClient,
+                    odometry: Dict[str, Recorder[Odometry]], echo: Callable[[str], None]) -> None:
+    """Engage every robot's e-stop at once; check each confirms, stops and stays still."""
+    run.stop_requested = time.monotonic()
+    for robot in run.robots:
+        last = odometry[robot.name].last
+        if last is not None:
+            robot.at_stop = (last.pose.pose.position.x, last.pose.pose.position.y)
+    acknowledgements = operator.emergency_stop(True)
+    for ack in acknowledgements:
+        run.stop_confirmed[ack.namespace.strip('/').rsplit('/', 1)[-1]] = ack.seconds
+    missing = [ack.namespace for ack in acknowledgements if not ack.confirmed]
+    if missing or len(acknowledgements) != len(run.robots):
+        raise FleetDemoFailure(f'fleet stop: not confirmed by {missing or "all robots"}')
+    time.sleep(STOPPED_FOR)
+    for robot in run.robots:
+        standing = _standing_since(odometry[robot.name], run.stop_requested)
+        if standing is None:
+            raise FleetDemoFailure(f'{robot.name} did not stop after the fleet stop')
+        robot.wheels_zero_after = standing - run.stop_requested
+        poses = [(m.pose.pose.position.x, m.pose.pose.position.y)
+                 for t, m in odometry[robot.name].stamped if t >= standing]
+        robot.crept = max((math.dist(poses[0], p) for p in poses), default=0.0)
+        if robot.crept > 0.001:
+            raise FleetDemoFailure(f'{robot.name} moved {robot.crept:.3f} m while stopped')
+    slowest = max(r.wheels_zero_after or 0.0 for r in run.robots)
+    echo(f'fleet stop: every robot confirmed, all wheels at zero within '
+         f'{slowest * 1000:.0f} ms; standing still for {STOPPED_FOR:.0f} s')
+
+
+def _release_the_fleet(run: FleetRun, fleet: RunningFleet, operator: FleetClient,
+                       tasks: Dict[str, Task[Any]], echo: Callable[[str], None]) -> None:
+    """Release every e-stop; the operator selects autonomy and starts following again."""
+    run.released = time.monotonic()
+    missing = [a.namespace for a in operator.emergency_stop(False) if not a.confirmed]
+    if missing:
+        raise FleetDemoFailure(f'fleet release: not confirmed by {missing}')
+    for robot in run.robots:
+        # The e-stop ended each robot's waypoint following: the operator starts it again.
+        try:
+            tasks[robot.name].wait(2.0)
+        except WaitTimeout as error:
+            raise FleetDemoFailure(f'{robot.name}: waypoint following went on through the '
+                                   'fleet stop') from error
+        suite = fleet.suites[robot.name]
+        suite.wait_state('Idle', after=run.released, timeout=10.0)
+        client = suite.client
+        _check(client.set_mode('autonomy'), f'{robot.name}: autonomy mode after the release')
+        tasks[robot.name] = client.follow_waypoints('roundtrip')
+    echo('fleet released; autonomy and waypoint following started again on every robot')
+
+
+def _finish_the_rounds(run: FleetRun, tasks: Dict[str, Task[Any]], timeout: float,
+                       echo: Callable[[str], None]) -> None:
+    """Wait until every robot completed a round, then stop its following."""
+    deadline = time.monotonic() + timeout
+    pending = dict(tasks)
+    while pending:
+        for name, task in list(pending.items()):
+            try:
+                feedback = task.wait_for_feedback(lambda f: f.rounds >= 1, 0.1)
+            except WaitTimeout:
+                continue
+            except TaskEnded as ended:
+                raise FleetDemoFailure(f'{name}: {ended}') from ended
+            next(r for r in run.robots if r.name == name).visited = feedback.visited
+            echo(f'[{time.monotonic() - run.started:6.1f} s] {name}: round complete, '
+                 f'{feedback.visited}/{feedback.total} reached')
+            _check(task.cancel(), f'{name}: stop waypoint following')
+            del pending[name]
+        if time.monotonic() > deadline:
+            raise FleetDemoFailure(f'not every robot finished its round within {timeout:.0f}'
+                                   f" s: {', '.join(pending)}")
+    run.ended = time.monotonic()
 
 
 def draw_fleet(run: FleetRun, path: pathlib.Path) -> None:

@@ -64,6 +64,7 @@ VERBS: Dict[str, Verb] = {
     'up': Verb(verbs.up, [arguments.up_options], asks_suite=False, in_daemon=False),
     'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False,
                     in_daemon=False),
+    'web': Verb(verbs.web, [arguments.web_options], asks_suite=False, in_daemon=False),
     'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False, repeatable=True),
     'cycle': Verb(verbs.cycle, asks_suite=False, repeatable=True),
     'fleet': Verb(verbs.fleet, [arguments.watch_option, arguments.expect_option],

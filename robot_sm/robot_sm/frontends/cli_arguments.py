@@ -107,6 +107,11 @@ def up_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--discovery-server', default='', metavar='HOST:PORT',
                         help='be a client of this Fast DDS discovery server (sets '
                              'ROS_DISCOVERY_SERVER; start one with: fastdds discovery -i 0)')
+    parser.add_argument('--web', action='store_true',
+                        help='also serve the web operator console (robot-sm web, in a process '
+                             'of its own; it prints its address with the token)')
+    parser.add_argument('--web-port', type=int, default=8080, metavar='PORT',
+                        help='port of --web (default 8080)')
     # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
     parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
 
@@ -114,6 +119,24 @@ def up_options(parser: argparse.ArgumentParser) -> None:
 def connect_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--rate', type=finite, metavar='HZ',
                         help='heartbeats per second (default 10)')
+
+
+def web_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--host', default='127.0.0.1',
+                        help='address to listen on (default 127.0.0.1: this machine only; '
+                             '0.0.0.0 for the network, with --certfile and --keyfile)')
+    parser.add_argument('--port', type=int, default=8080, help='port (default 8080; 0: any)')
+    parser.add_argument('--token-file', type=pathlib.Path, metavar='FILE',
+                        help='read the operator token from FILE (only its owner may read it; '
+                             'default: make a random one and print its URL)')
+    parser.add_argument('--read-only', action='store_true',
+                        help='also make a read-only token (watch, no controls)')
+    parser.add_argument('--read-only-token-file', type=pathlib.Path, metavar='FILE',
+                        help='read the read-only token from FILE')
+    parser.add_argument('--certfile', type=pathlib.Path, metavar='PEM',
+                        help='serve HTTPS with this certificate (chain), with --keyfile')
+    parser.add_argument('--keyfile', type=pathlib.Path, metavar='PEM',
+                        help='private key of --certfile')
 
 
 def record_options(parser: argparse.ArgumentParser) -> None:

@@ -61,11 +61,12 @@ def up(args: argparse.Namespace, emit: Emit) -> int:
     Run the suite (and the simulation, and teleop) in this process until SIGINT or SIGTERM, for
     machines without ros2 launch. Loads config/robot_sm.yaml (and config/sim.yaml with --sim),
     then --params. With --robots N, a simulated fleet: one simulation, and each robot's suite in
-    a process of its own.
+    a process of its own. With --web, also the web operator console (robot-sm web).
     """
     from robot_sm.bringup.up import run_up
     return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote,
-                  args.robots, args.discovery_server, args.fleet_robot)
+                  args.robots, args.discovery_server, args.fleet_robot,
+                  args.web_port if args.web else None)
 
 
 def connect(args: argparse.Namespace, emit: Emit) -> int:
@@ -78,6 +79,20 @@ def connect(args: argparse.Namespace, emit: Emit) -> int:
     """
     from robot_sm.frontends.connect import connect as run_connect
     return run_connect(args.namespace, args.rate, args.json)
+
+
+def web(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Serve the web operator console (a page for a phone or a laptop) until Ctrl-C.
+
+    Serve the operator console of the suite in --namespace: the page shows the state, mode,
+    e-stop, the map with the robot, its path and the waypoints, and operates the suite (a
+    Software Stop always on screen). Binds 127.0.0.1 unless --host says otherwise; every request
+    needs the access token, printed as a URL at start (or read from --token-file). While a page
+    is open it is the operator heartbeat.
+    """
+    from robot_sm.frontends.web.main import run_web
+    return run_web(args)
 
 
 def status(args: argparse.Namespace, emit: Emit) -> int:

@@ -16,12 +16,10 @@ The format::
 """
 
 from dataclasses import dataclass
-import os
-import pathlib
 import time
 from typing import Any, Dict
 
-from robot_sm.storage import move_aside, write_atomically
+from robot_sm.storage import KeptFile
 import yaml
 
 FORMAT = 'robot_sm/emergency_stop'
@@ -85,19 +83,8 @@ def from_document(document: Any) -> Latch:
     return Latch(engaged, reason, when)
 
 
-class EmergencyStopFile:
+class EmergencyStopFile(KeptFile):
     """The file the latch is kept in."""
-
-    def __init__(self, path: 'str | os.PathLike[str]') -> None:
-        self.path = pathlib.Path(path)
-
-    def prepare(self) -> None:
-        """
-        Create the file's directory if needed.
-
-        :raises OSError: if it cannot be created.
-        """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def load(self, now: float) -> LatchLoad:
         """
@@ -109,27 +96,16 @@ class EmergencyStopFile:
 
         :raises robot_sm.storage.PersistenceError: if a bad file cannot be moved aside.
         """
-        try:
-            text = self.path.read_text(encoding='utf-8')
-        except FileNotFoundError:
+        reading = self.read(now, lambda text: from_document(yaml.safe_load(text)),
+                            'an emergency stop latch', LatchFormatError)
+        if reading.problem:
+            problem = f'{self.path} {reading.problem}; moved it to {reading.moved_to}'
+            return LatchLoad(f'{problem}: engaged to be safe', problem)
+        latch = reading.content
+        if latch is None or not latch.engaged:
             return LatchLoad()
-        except (OSError, UnicodeDecodeError) as error:
-            problem = f'cannot be read ({error})'
-        else:
-            try:
-                latch = from_document(yaml.safe_load(text))
-            except yaml.YAMLError as error:
-                problem = 'is not valid YAML (' + ' '.join(str(error).split()) + ')'
-            except LatchFormatError as error:
-                problem = f'is not an emergency stop latch ({error})'
-            else:
-                if not latch.engaged:
-                    return LatchLoad()
-                return LatchLoad(f'latched in {self.path} since {latch.time or "?"}: '
-                                 f'{latch.reason or "no reason given"}')
-        moved_to = move_aside(self.path, now, problem)
-        problem = f'{self.path} {problem}; moved it to {moved_to}'
-        return LatchLoad(f'{problem}: engaged to be safe', problem)
+        return LatchLoad(f'latched in {self.path} since {latch.time or "?"}: '
+                         f'{latch.reason or "no reason given"}')
 
     def save(self, latch: Latch) -> None:
         """
@@ -137,4 +113,4 @@ class EmergencyStopFile:
 
         :raises OSError: if the file cannot be written; the old file is then unchanged.
         """
-        write_atomically(self.path, yaml.safe_dump(to_document(latch), sort_keys=False))
+        self.write(yaml.safe_dump(to_document(latch), sort_keys=False))

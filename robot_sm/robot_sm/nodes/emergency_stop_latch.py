@@ -11,8 +11,8 @@ import time
 from typing import Callable, List, Optional, Tuple
 
 from robot_sm.mux.emergency_stop_file import EmergencyStopFile, Latch, LatchLoad, utc_time
-from robot_sm.parameters import ConfigurationError
-from robot_sm.storage import BackgroundWriter, PersistenceError
+from robot_sm.nodes.node_parameters import load_kept_file
+from robot_sm.storage import BackgroundWriter
 
 
 class EmergencyStopLatch:
@@ -34,15 +34,7 @@ class EmergencyStopLatch:
         if not path:
             return
         file = EmergencyStopFile(os.path.expanduser(path))
-        try:
-            file.prepare()
-            self.loaded = file.load(time.time())
-        except PersistenceError as error:
-            raise ConfigurationError(f"parameter 'emergency_stop_file': {error}") from error
-        except OSError as error:
-            raise ConfigurationError(
-                f"parameter 'emergency_stop_file': cannot create the directory of {file.path} "
-                f"({error}); set another path, or '' to disable the latch") from error
+        self.loaded = load_kept_file(file, 'emergency_stop_file', 'disable the latch')
         if self.loaded.problem:
             log_error(f'emergency stop file {self.loaded.problem}')
         self.file = file

@@ -1,10 +1,12 @@
 """Declare parameter specifications on a node and return their validated values."""
 
+import time
 from typing import Any, Dict, List, Sequence
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from robot_sm.parameters import ConfigurationError, named_entries, Param, validate
+from robot_sm.storage import PersistenceError
 
 
 def declare_parameters(node: Node, specs: Sequence[Param], prefix: str = '') -> Dict[str, Any]:
@@ -61,3 +63,21 @@ def declare_entries(node: Node, group: str, specs: Sequence[Param],
     """
     names = named_entries(given_parameter_names(node), group, specs, required)
     return {name: declare_parameters(node, specs, f'{group}.{name}') for name in names}
+
+
+def load_kept_file(file: Any, parameter: str, disable: str) -> Any:
+    """
+    Prepare ``file`` (a :class:`robot_sm.storage.KeptFile` the path ``parameter`` names), load it.
+
+    :raises ConfigurationError: naming ``parameter`` if its directory cannot be created or a
+        corrupt file cannot be moved aside; the message says that '' would ``disable`` it.
+    """
+    try:
+        file.prepare()
+        return file.load(time.time())
+    except PersistenceError as error:
+        raise ConfigurationError(f"parameter '{parameter}': {error}") from error
+    except OSError as error:
+        raise ConfigurationError(
+            f"parameter '{parameter}': cannot create the directory of {file.path} "
+            f"({error}); set another path, or '' to {disable}") from error

@@ -7,7 +7,6 @@ suite's typed services and the generic calls for services, actions and topics ou
 named by type strings with requests given as dictionaries.
 """
 
-import importlib
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
@@ -15,6 +14,7 @@ from action_msgs.msg import GoalStatus as ActionStatus
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm.nodes.latest_message import LatestMessage
+from robot_sm.nodes.message_fields import fill, message_type
 from robot_sm.qos import COMMAND_OUT, EVENTS, SENSOR, SERVICES, STATE
 from robot_sm.statemachine.calls import PendingCall, PendingGoal
 from robot_sm.statemachine.context import Logger
@@ -46,22 +46,6 @@ def failure(future: Any) -> Optional[str]:
     return None if error is None else f'{type(error).__name__}: {error}'
 
 
-def _type(name: str) -> Any:
-    """Return the message or service class named like ``std_srvs/srv/SetBool``."""
-    package, kind, type_name = name.split('/')
-    return getattr(importlib.import_module(f'{package}.{kind}'), type_name)
-
-
-def _fill(message: Any, fields: Mapping[str, Any]) -> Any:
-    """Set ``fields`` on ``message`` (nested dictionaries fill nested messages)."""
-    for key, value in fields.items():
-        if isinstance(value, Mapping):
-            _fill(getattr(message, key), value)
-        else:
-            setattr(message, key, value)
-    return message
-
-
 class RosEndpoints:
     """What the states share of the node: clients, publishers and subscriptions, made once."""
 
@@ -81,10 +65,10 @@ class RosEndpoints:
         try:
             key = (service, srv_type)
             if key not in self._clients:
-                self._clients[key] = self.node.create_client(_type(srv_type), service,
+                self._clients[key] = self.node.create_client(message_type(srv_type), service,
                                                              qos_profile=SERVICES)
             client = self._clients[key]
-            message = _fill(client.srv_type.Request(), request or {})
+            message = fill(client.srv_type.Request(), request or {})
         except Exception as error:  # noqa: B902 - a bad type or field is the state's mistake
             pending.fail_with(f'cannot build the request: {type(error).__name__}: {error}')
             return pending
@@ -106,7 +90,7 @@ class RosEndpoints:
         key = (action, action_type)
         if key not in self._clients:
             from rclpy.action import ActionClient
-            self._clients[key] = ActionClient(self.node, _type(action_type), action)
+            self._clients[key] = ActionClient(self.node, message_type(action_type), action)
         return self._clients[key]
 
     def send_goal(self, action: str, action_type: str, fields: Mapping[str, Any],
@@ -116,7 +100,7 @@ class RosEndpoints:
                               self.service_timeout if timeout is None else timeout)
         try:
             client = self.action_client(action, action_type)
-            goal = _fill(_type(action_type).Goal(), fields)
+            goal = fill(message_type(action_type).Goal(), fields)
         except Exception as error:  # noqa: B902 - a bad type or field is the state's mistake
             pending.fail_with(f'cannot build the goal: {type(error).__name__}: {error}')
             return pending
@@ -153,7 +137,8 @@ class RosEndpoints:
         """Return the shared publisher of ``topic``."""
         key = (topic, msg_type)
         if key not in self._publishers:
-            self._publishers[key] = self.node.create_publisher(_type(msg_type), topic, QOS[qos])
+            self._publishers[key] = self.node.create_publisher(message_type(msg_type), topic,
+                                                               QOS[qos])
         return self._publishers[key]
 
     def subscribe(self, topic: str, msg_type: str, qos: str) -> LatestMessage:
@@ -161,7 +146,7 @@ class RosEndpoints:
         key = (topic, msg_type)
         if key not in self._subscriptions:
             latest = LatestMessage(self.clock)
-            self.node.create_subscription(_type(msg_type), topic, latest, QOS[qos])
+            self.node.create_subscription(message_type(msg_type), topic, latest, QOS[qos])
             self._subscriptions[key] = latest
         return self._subscriptions[key]
 

@@ -16,7 +16,6 @@ navigation (:mod:`~robot_sm.nodes.reverse_mode`); the robot pose comes from tf2 
 import os
 import sys
 import threading
-import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from geometry_msgs.msg import PointStamped, PoseArray
@@ -24,7 +23,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm.nodes.goal_services import GoalServices
-from robot_sm.nodes.node_parameters import declare_parameters
+from robot_sm.nodes.node_parameters import declare_parameters, load_kept_file
 from robot_sm.nodes.reverse_mode import ReverseModeService
 from robot_sm.nodes.robot_pose_source import (
     PoseLookup,
@@ -35,7 +34,7 @@ from robot_sm.nodes.robot_pose_source import (
 from robot_sm.nodes.runner import run_node
 from robot_sm.nodes.waypoint_markers import waypoint_markers
 from robot_sm.nodes.waypoint_services import WaypointServices
-from robot_sm.parameters import config_from, ConfigurationError, duration, not_empty, Param
+from robot_sm.parameters import config_from, duration, not_empty, Param
 from robot_sm.qos import EVENTS, SERVICES, STATE
 from robot_sm.storage import default_file
 from robot_sm.waypoint_messages import checked_pose_of, pose_message, waypoint_array
@@ -43,7 +42,6 @@ from robot_sm.waypoints import (
     DataStore,
     LoadResult,
     NavigationMode,
-    PersistenceError,
     RequestError,
     STORE_PARAMETERS,
     StoreError,
@@ -151,15 +149,7 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, Node):
         if not path:
             return None, LoadResult(WaypointList())
         file = WaypointFile(os.path.expanduser(path))
-        try:
-            file.prepare()
-            loaded = file.load(time.time())
-        except PersistenceError as error:
-            raise ConfigurationError(f"parameter 'waypoints_file': {error}") from error
-        except OSError as error:
-            raise ConfigurationError(
-                f"parameter 'waypoints_file': cannot create the directory of {file.path} "
-                f"({error}); set another path, or '' to disable saving") from error
+        loaded = load_kept_file(file, 'waypoints_file', 'disable saving')
         if loaded.problem:
             self.get_logger().error(
                 f'waypoints file {file.path} {loaded.problem}; moved it to {loaded.moved_to} '

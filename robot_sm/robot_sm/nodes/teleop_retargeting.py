@@ -17,8 +17,12 @@ publishes:
   ``base_teleop`` is true, and one zero command on leaving RUNNING.
 
 A controller is present while its ``xr/<hand>/joy`` messages keep arriving (within
-``input_timeout``); its pose counts as tracked while ``xr/<hand>/pose`` messages do. A controller
-that falls silent stops teleop at once (fail-safe to STOPPED, one reset pulse).
+``input_timeout``); its pose counts as tracked while ``xr/<hand>/pose`` messages do. A stream
+that is late (no message for ``input_timeout``) holds its last sample: nothing new moves the arm,
+and a burst of late samples whose stamps show no gap carries on as if they had come on time. A
+controller that is lost (its stamps show a gap of more than ``input_timeout``, or it is silent
+for ``input_timeout + input_tolerance``) stops teleop (fail-safe to STOPPED, one reset pulse):
+see :mod:`robot_sm.teleop.input_presence`.
 
 The robot's latched emergency stop (``robot_sm/operation_mode``, transient_local, from
 robot_control_mux) stops teleop the same way while it is engaged, so the arm obeys the e-stop as
@@ -27,22 +31,22 @@ the base does; after the release nothing moves until the operator toggles run ag
 
 import math
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
 from geometry_msgs.msg import PoseStamped, Twist
 import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
-from robot_sm.nodes.latest_message import LatestMessage
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
-from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
+from robot_sm.parameters import config_from, ConfigurationError, Param, rate
 from robot_sm.teleop import quaternion
 from robot_sm.teleop.arm_teleop import ACTION_ELEMENTS, ArmTeleop
 from robot_sm.teleop.controller import ControllerSample, HANDS
 from robot_sm.teleop.execution import ExecutionState
 from robot_sm.teleop.ik import model_from_urdf, model_from_urdf_file, PositionIk
+from robot_sm.teleop.input_presence import INPUT_PARAMETERS, InputPresence, Presence
 from robot_sm.teleop.settings import IK_PARAMETERS, IkSettings, TELEOP_PARAMETERS, TeleopSettings
 from robot_sm_msgs.msg import ExecutionState as ExecutionStateMsg, OperationMode
 from sensor_msgs.msg import JointState, Joy
@@ -74,8 +78,7 @@ def _index(name: str, default: int, what: str) -> Param:
 
 PARAMETERS = [
     rate('rate_hz', 60.0, 'tick rate of the retargeting loop', 1.0, 1000.0),
-    duration('input_timeout', 0.1, 'a controller without a message for this long is absent',
-             0.005, 10.0),
+    *INPUT_PARAMETERS,
     _index('button_primary', 0, 'the primary button (A/X)'),
     _index('button_secondary', 1, 'the secondary button (B/Y)'),
     _index('button_thumbstick', 2, 'the thumbstick click'),
@@ -101,6 +104,21 @@ def _pose_matrix(msg: PoseStamped) -> np.ndarray:
     return quaternion.transform(position, quaternion.normalize(orientation))
 
 
+class ControllerStream:
+    """The newest message of one controller topic, and its stream's presence."""
+
+    def __init__(self, clock: Callable[[], float], config: Dict[str, Any]) -> None:
+        self._clock = clock
+        self.latest: Any = None
+        self.presence = InputPresence(config['input_timeout'], config['input_tolerance'])
+
+    def __call__(self, msg: Any) -> None:
+        """Take a message (the subscription's callback)."""
+        self.latest = msg
+        stamp = msg.header.stamp
+        self.presence.received(self._clock(), stamp.sec + stamp.nanosec * 1e-9)
+
+
 class TeleopRetargeting(Node):
     """XR controller teleop of an SO-101-class arm: state machine, retargeters and IK."""
 
@@ -108,7 +126,6 @@ class TeleopRetargeting(Node):
         super().__init__('teleop_retargeting', **kwargs)
         config = declare_parameters(self, PARAMETERS)
         settings = config_from(TeleopSettings, config)
-        self._timeout = config['input_timeout']
         self._base_frame = config['base_frame']
         self._joy_fields = [(config[name], field, attribute)
                             for name, (field, attribute) in JOY_FIELDS.items()]
@@ -120,14 +137,17 @@ class TeleopRetargeting(Node):
             raise ConfigurationError(f'parameter {error}') from None
 
         self._now = seconds_clock(self)
-        self._poses = {hand: LatestMessage(self._now) for hand in HANDS}
-        self._joys = {hand: LatestMessage(self._now) for hand in HANDS}
+        self._poses = {hand: ControllerStream(self._now, config) for hand in HANDS}
+        self._joys = {hand: ControllerStream(self._now, config) for hand in HANDS}
+        #: The sample each controller last gave: held while its stream is late.
+        self._held: Dict[str, Optional[ControllerSample]] = dict.fromkeys(HANDS)
         self._robot_ee_pose: Optional[np.ndarray] = None
         self._robot_base_pose: Optional[np.ndarray] = None
         for hand in HANDS:
             self.create_subscription(PoseStamped, f'xr/{hand}/pose', self._poses[hand],
-                                     qos.SENSOR)
-            self.create_subscription(Joy, f'xr/{hand}/joy', self._joys[hand], qos.SENSOR)
+                                     qos.CONTROLLER_SAMPLES)
+            self.create_subscription(Joy, f'xr/{hand}/joy', self._joys[hand],
+                                     qos.CONTROLLER_SAMPLES)
         self.create_subscription(PoseStamped, 'robot_ee_pose', self._on_ee_pose, qos.SENSOR)
         self.create_subscription(PoseStamped, 'robot_base_pose', self._on_base_pose, qos.SENSOR)
         self._emergency_stop = False
@@ -182,9 +202,13 @@ class TeleopRetargeting(Node):
         self._robot_base_pose = _pose_matrix(msg)
 
     def _sample(self, hand: str, now: float) -> Optional[ControllerSample]:
-        """Return the controller sample of ``hand``, or None when it is absent."""
+        """Return the controller sample of ``hand``: its last one while late, None when lost."""
         joy = self._joys[hand]
-        if not joy.fresh(now, self._timeout):
+        presence = joy.presence.presence(now)
+        if presence is Presence.LATE:
+            return self._held[hand]
+        self._held[hand] = None
+        if presence is Presence.LOST:
             return None
         msg: Joy = joy.latest
         lengths = {'buttons': len(msg.buttons), 'axes': len(msg.axes)}
@@ -198,14 +222,15 @@ class TeleopRetargeting(Node):
         values = {attribute: float(getattr(msg, field)[index])
                   for index, field, attribute in self._joy_fields}
         pose = self._poses[hand]
-        tracked = pose.fresh(now, self._timeout)
+        tracked = pose.presence.presence(now) is not Presence.LOST
         position, orientation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
         if tracked:
             p, o = pose.latest.pose.position, pose.latest.pose.orientation
             position, orientation = np.array([p.x, p.y, p.z]), np.array([o.x, o.y, o.z, o.w])
-        return ControllerSample(
+        self._held[hand] = ControllerSample(
             grip_position=position, grip_orientation=orientation, grip_is_valid=tracked,
             aim_position=position, aim_orientation=orientation, aim_is_valid=tracked, **values)
+        return self._held[hand]
 
     def _tick(self) -> None:
         now = self._now()

@@ -3,8 +3,10 @@ xr_replay: publish a recorded XR controller session as the controllers would.
 
 Plays a session file (:mod:`robot_sm.xr.session`; by default the shipped
 ``config/xr_session.npz``) on ``xr/<hand>/pose`` (geometry_msgs/PoseStamped, only while the
-controller was tracked) and ``xr/<hand>/joy`` (sensor_msgs/Joy), each stamped with the node's
-clock: whoever listens (the teleop_retargeting node) cannot tell it from live controllers.
+controller was tracked) and ``xr/<hand>/joy`` (sensor_msgs/Joy), each stamped on the node's clock
+with the time the session gives it (the replay's start plus the sample's time in the session), as
+a controller stamps its samples: whoever listens (the teleop_retargeting node) cannot tell it from
+live controllers, and can tell a sample that comes late from one that was never sent.
 Sample times follow the node's clock: real time, or with ``use_sim_time`` the ``/clock`` of a
 simulation, which can run faster than real time (robot_sim's ``time_scale``).
 
@@ -21,6 +23,7 @@ from typing import Any, List, Optional
 
 from geometry_msgs.msg import PoseStamped
 import numpy as np
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
 from robot_sm import qos
@@ -54,16 +57,18 @@ class XrReplay(Node):
         self._loop = config['loop']
         self._wait = config['wait_for_subscribers']
         self._now = seconds_clock(self)
-        self._poses = {hand: self.create_publisher(PoseStamped, f'xr/{hand}/pose', qos.SENSOR)
+        self._poses = {hand: self.create_publisher(PoseStamped, f'xr/{hand}/pose',
+                                                   qos.CONTROLLER_SAMPLES)
                        for hand in HANDS}
-        self._joys = {hand: self.create_publisher(Joy, f'xr/{hand}/joy', qos.SENSOR)
+        self._joys = {hand: self.create_publisher(Joy, f'xr/{hand}/joy', qos.CONTROLLER_SAMPLES)
                       for hand in HANDS}
         #: Done when the session has been played to its end (never with ``loop``).
         self.finished = Future()
         self._start: Optional[float] = None
+        self._start_stamp = self.get_clock().now()
         self._next = 0
-        # Twice per sample period: a sample goes out at most half a period late.
-        self.create_timer(0.5 * float(np.median(np.diff(self.session.time))), self._tick)
+        # Once per sample period: a sample goes out at most a period late, with its own stamp.
+        self.create_timer(float(np.median(np.diff(self.session.time))), self._tick)
         self.get_logger().info(
             f'replaying {path}: {len(self.session)} samples, {self.session.duration:.1f} s'
             f"{', looping' if self._loop else ''}")
@@ -79,7 +84,7 @@ class XrReplay(Node):
         if self._start is None:
             if not self._ready():
                 return
-            self._start = now
+            self._start, self._start_stamp = now, self.get_clock().now()
             self.get_logger().info('replay started')
         elapsed = now - self._start
         times = self.session.time
@@ -89,13 +94,13 @@ class XrReplay(Node):
             self._next += 1
         if self._next >= len(times):
             if self._loop:
-                self._start, self._next = now, 0
+                self._start, self._start_stamp, self._next = now, self.get_clock().now(), 0
             else:
                 self.get_logger().info('replay finished')
                 self.finished.set_result(True)
 
     def _publish(self, index: int) -> None:
-        stamp = self.get_clock().now().to_msg()
+        stamp = (self._start_stamp + Duration(seconds=float(self.session.time[index]))).to_msg()
         for hand in HANDS:
             track = self.session.hands[hand]
             if track.tracked[index]:

@@ -153,23 +153,9 @@ class BoolSelector(Retargeter):
         return {self._output_name: self._state}
 
 
-def create_bool_selector(
-    source: OutputSelector,
-    *,
-    name: str,
-    selector_fn: SelectorFn,
-    output_name: str = 'value',
-    threshold: float = 0.5,
-    release_threshold: Optional[float] = None,
-    activate_frames: int = 2,
-    deactivate_frames: int = 2,
-    initial_state: bool = False,
-) -> ConnectedRetargeter:
-    """Return a connected :class:`BoolSelector` reading ``source``, output ``output_name``."""
+def create_bool_selector(source: OutputSelector, *, name: str, selector_fn: SelectorFn,
+                         **options: Any) -> ConnectedRetargeter:
+    """Return a connected :class:`BoolSelector` reading ``source`` (``options``: its keywords)."""
     if not isinstance(source, OutputSelector):
         raise TypeError(f'{name}: source must be an OutputSelector')
-    selector = BoolSelector(
-        name, selector_fn, output_name=output_name, threshold=threshold,
-        release_threshold=release_threshold, activate_frames=activate_frames,
-        deactivate_frames=deactivate_frames, initial_state=initial_state)
-    return selector.connect({BoolSelector.INPUT: source})
+    return BoolSelector(name, selector_fn, **options).connect({BoolSelector.INPUT: source})

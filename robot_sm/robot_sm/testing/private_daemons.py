@@ -11,6 +11,7 @@ import os
 import pathlib
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -22,12 +23,25 @@ from robot_sm.frontends.daemon.client import running_pid
 SERVER_MODULE = b'robot_sm.frontends.daemon.server'
 
 
+def _short_temporary_root() -> pathlib.Path:
+    """
+    Return the temporary folder, or the shortest shared one above it (sticky, for everyone).
+
+    A test run may point ``TMPDIR`` at a folder inside another (parallel workers do), and a
+    socket path has 107 bytes at most.
+    """
+    folder = pathlib.Path(tempfile.gettempdir()).resolve()
+    shared = [path for path in folder.parents
+              if path.stat().st_mode & (stat.S_ISVTX | 0o777) == stat.S_ISVTX | 0o777]
+    return min([folder, *shared], key=lambda path: len(str(path)))
+
+
 class PrivateDaemons:
     """A socket folder of its own for robot-sm commands and their daemons (see the module)."""
 
     def __init__(self) -> None:
         """Make the folder (short: a socket path holds 107 bytes at most)."""
-        self.folder = pathlib.Path(tempfile.mkdtemp(prefix='rsmd-'))
+        self.folder = pathlib.Path(tempfile.mkdtemp(prefix='rsmd-', dir=_short_temporary_root()))
         self.env: Dict[str, str] = {'XDG_RUNTIME_DIR': str(self.folder), 'ROBOT_SM_NO_DAEMON': ''}
 
     def full_env(self, more: Optional[Dict[str, str]] = None) -> Dict[str, str]:

@@ -34,7 +34,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 
 #: The command that regenerates the pages, named when one is out of date.
 COMMAND = 'make docs'
-REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+REPOSITORY = pathlib.Path(__file__).resolve().parents[3]
 NAMESPACE = 'reference'
 
 

@@ -13,7 +13,6 @@ write ``{"ready": true}`` once their endpoints exist. ``TYPE`` is written ``pack
 """
 
 import argparse
-import importlib
 import json
 import pathlib
 import sys
@@ -23,41 +22,12 @@ from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
 
 from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.nodes.message_fields import fill, message_type, to_plain
 from robot_sm.nodes.runner import run_node
 
 PROFILES = {'state': qos.STATE, 'sensor': qos.SENSOR, 'events': qos.EVENTS,
             'command_in': qos.COMMAND_IN, 'command_out': qos.COMMAND_OUT,
             'heartbeat': qos.HEARTBEAT}
-
-
-def message_type(name: str) -> Any:
-    """Import a message type written ``package/msg/Name``."""
-    package, kind, type_name = name.split('/')
-    return getattr(importlib.import_module(f'{package}.{kind}'), type_name)
-
-
-def to_plain(value: Any) -> Any:
-    """Return a message (or field value) as JSON-ready dicts, lists and scalars."""
-    if hasattr(value, 'get_fields_and_field_types'):
-        return {field: to_plain(getattr(value, field))
-                for field in value.get_fields_and_field_types()}
-    if isinstance(value, (bytes, bytearray)):
-        return list(value)
-    if hasattr(value, 'tolist'):
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [to_plain(item) for item in value]
-    return value
-
-
-def fill(message: Any, fields: Dict[str, Any]) -> Any:
-    """Set ``fields`` (nested dicts for nested messages) on ``message``; return it."""
-    for name, value in fields.items():
-        if isinstance(value, dict):
-            fill(getattr(message, name), value)
-        else:
-            setattr(message, name, value)
-    return message
 
 
 def _emit(record: Dict[str, Any], out: TextIO = sys.stdout) -> None:

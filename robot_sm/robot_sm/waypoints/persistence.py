@@ -24,11 +24,9 @@ The format (every key but a waypoint's ``position`` may be left out of a hand-wr
 
 from dataclasses import dataclass, replace
 import math
-import os
-import pathlib
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from robot_sm.storage import move_aside, write_atomically
+from robot_sm.storage import KeptFile
 from robot_sm.waypoints.errors import RequestError
 from robot_sm.waypoints.pose import checked_pose
 from robot_sm.waypoints.waypoint_list import FollowingMode, MAX_ID, Waypoint, WaypointList
@@ -165,19 +163,8 @@ def from_document(document: Any) -> WaypointList:
     return WaypointList(tuple(waypoints), mode, reverse, next_id)
 
 
-class WaypointFile:
+class WaypointFile(KeptFile):
     """The file a waypoint list is saved to and loaded from."""
-
-    def __init__(self, path: 'str | os.PathLike[str]') -> None:
-        self.path = pathlib.Path(path)
-
-    def prepare(self) -> None:
-        """
-        Create the file's directory if needed.
-
-        :raises OSError: if it cannot be created.
-        """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def load(self, now: float) -> LoadResult:
         """
@@ -189,21 +176,10 @@ class WaypointFile:
 
         :raises PersistenceError: if a bad file cannot be moved aside.
         """
-        try:
-            text = self.path.read_text(encoding='utf-8')
-        except FileNotFoundError:
-            return LoadResult(WaypointList())
-        except (OSError, UnicodeDecodeError) as error:
-            problem = f'cannot be read ({error})'
-        else:
-            try:
-                return LoadResult(from_document(yaml.load(text, Loader=_LOADER)))
-            except yaml.YAMLError as error:
-                problem = 'is not valid YAML (' + ' '.join(str(error).split()) + ')'
-            except FileFormatError as error:
-                problem = f'is not a waypoint list ({error})'
-        moved_to = move_aside(self.path, now, problem)
-        return LoadResult(WaypointList(), problem, str(moved_to))
+        reading = self.read(now, lambda text: from_document(yaml.load(text, Loader=_LOADER)),
+                            'a waypoint list', FileFormatError)
+        waypoints = WaypointList() if reading.content is None else reading.content
+        return LoadResult(waypoints, reading.problem, str(reading.moved_to or ''))
 
     def save(self, waypoints: WaypointList) -> None:
         """
@@ -213,4 +189,4 @@ class WaypointFile:
         """
         text = yaml.dump(to_document(waypoints), Dumper=_DUMPER, sort_keys=False,
                          default_flow_style=None, allow_unicode=True)
-        write_atomically(self.path, text)
+        self.write(text)

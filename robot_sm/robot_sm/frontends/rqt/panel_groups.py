@@ -1,9 +1,9 @@
 """
-The control panel's groups of widgets, each built by itself: control, exploration, waypoint
-following, movement and the waypoint table.
+The control panel's groups of widgets, each built by itself.
 
-A group only lays out its widgets and names them (``setObjectName``, for tests and style
-sheets); :class:`~robot_sm.frontends.rqt.control_panel.ControlPanel` connects them to the suite.
+Control, exploration, waypoint following, movement and the waypoint table. A group only lays out
+its widgets and names them (``setObjectName``, for tests and style sheets);
+:class:`~robot_sm.frontends.rqt.control_panel.ControlPanel` connects them to the suite.
 """
 
 import math

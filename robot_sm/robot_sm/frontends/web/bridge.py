@@ -1,0 +1,209 @@
+"""
+The web console's link to one robot: a :class:`~robot_sm.client.SuiteClient` and what it hears.
+
+A :class:`RobotBridge` follows the suite in one namespace on the client's node (one rclpy
+context for the whole console, shared with its fleet view): the latched state topics, the map,
+the planned path, the exploration goals and the mux's diagnostics (for the e-stop's reason), and
+it asks the service provider for the robot pose ``pose_rate`` times a second on a thread of its
+own (once a second while no page shows the robot). Everything it learns goes to
+``sink(kind, value)`` as the page is sent it (:mod:`~robot_sm.frontends.web.views`); ``sink``
+must be safe to call from any thread. The map is
+drawn (:mod:`~robot_sm.frontends.web.map_image`) on a worker thread, at most once a second, so
+that a large map never holds up the node's callbacks, which also carry the answers to the
+operator's calls. The bridge beats the operator heartbeat when an operator page pings
+(:attr:`presence`).
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseArray
+from nav_msgs.msg import OccupancyGrid, Path
+from rclpy.context import Context
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from robot_sm import qos
+from robot_sm.client import SuiteClient, SuiteUnavailable
+from robot_sm.frontends.presence import OperatorPresence
+from robot_sm.frontends.web import views
+from robot_sm.frontends.web.map_image import map_picture
+from robot_sm_msgs.msg import OperationMode, WaypointArray
+from std_msgs.msg import Bool, String
+from std_srvs.srv import SetBool
+
+#: Reliable, volatile, newest only: matches latched and plain reliable publishers.
+NEWEST = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+#: Seconds between two looks at the pose and the presence while no page shows the robot.
+IDLE_PERIOD = 1.0
+#: Seconds between two drawings of the map.
+MAP_INTERVAL = 1.0
+Sink = Callable[[str, Any], None]
+
+
+class RobotBridge:
+    """The suite in ``namespace``, followed for the pages and operated through its client."""
+
+    def __init__(self, context: Context, namespace: str, sink: Sink, pose_rate: float = 10.0,
+                 timeout: float = 5.0) -> None:
+        """Follow the suite in ``namespace`` from a client in ``context``; report to ``sink``."""
+        self.namespace = '/' + namespace.strip('/')
+        self.client = SuiteClient(namespace=self.namespace, timeout=timeout, context=context)
+        self.presence = OperatorPresence(self.client.node, rate=None)
+        self._sink = sink
+        self._period = 1.0 / pose_rate
+        self._lock = threading.Lock()
+        self._latest: Dict[str, Any] = {'state': None, 'outcome': None, 'mode': None,
+                                        'input': None, 'interrupt': None, 'reverse': None}
+        self._waypoint_ids: List[int] = []
+        self._mux = self.namespace.rstrip('/') + '/robot_control_mux'
+        self._reason: Optional[str] = None
+        self._map: Optional[OccupancyGrid] = None
+        self._map_busy = False
+        self._map_drawn = 0.0
+        self._map_version = 0
+        self._map_png = b''
+        self._map_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix='web_map')
+        self._closed = threading.Event()
+        #: Set while a page shows this robot: the pose is asked for at ``pose_rate`` only then.
+        self.watched = threading.Event()
+        self._subscribe()
+        # Made now, so that the first stop does not wait for its client to be discovered.
+        self.client._client(SetBool, 'robot_sm/emergency_stop')
+        self._poller = threading.Thread(target=self._poll, name='web_poll', daemon=True)
+        self._poller.start()
+
+    def _subscribe(self) -> None:
+        node = self.client.node
+        topics: List[Tuple[Any, str, Any, Callable[[Any], None]]] = [
+            (String, 'robot_sm/state_info', qos.STATE, lambda m: self._remember('state', m.data)),
+            (String, 'robot_sm/state_outcome', qos.STATE,
+             lambda m: self._remember('outcome', m.data)),
+            (OperationMode, 'robot_sm/operation_mode', qos.STATE,
+             lambda m: self._remember('mode', views.mode_view(m))),
+            (String, 'robot_sm/selected_input', qos.STATE,
+             lambda m: self._remember('input', m.data)),
+            (Bool, 'robot_sm/exploration_mode', qos.STATE,
+             lambda m: self._remember('interrupt', bool(m.data))),
+            (Bool, 'robot_sm/reverse_mode', qos.STATE,
+             lambda m: self._remember('reverse', bool(m.data))),
+            (WaypointArray, 'robot_sm/waypoints', qos.STATE, self._on_waypoints),
+            (Path, 'robot_sm/plan', qos.STATE, lambda m: self._sink('path', views.path_view(m))),
+            (PoseArray, 'robot_sm/exploration_goals', NEWEST,
+             lambda m: self._sink('goals', views.goals_view(m))),
+            (OccupancyGrid, 'map', qos.STATE, self._on_map),
+            (DiagnosticArray, '/diagnostics', 10, self._on_diagnostics),
+        ]
+        for msg_type, topic, profile, callback in topics:
+            node.create_subscription(msg_type, topic, callback, profile)
+
+    # ---- what the suite says ----------------------------------------------------------------
+
+    def _remember(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._latest[key] = value
+            latest = dict(self._latest)
+        if key in ('state', 'outcome'):
+            self._sink('state', {'state': latest['state'], 'outcome': latest['outcome']})
+        elif key in ('mode', 'input'):
+            self._sink('mode', {**(latest['mode'] or {'mode': None, 'emergency_stop': None}),
+                                'input': latest['input']})
+        else:
+            self._sink('settings', {'interrupt': latest['interrupt'],
+                                    'reverse': latest['reverse']})
+
+    def _on_waypoints(self, msg: WaypointArray) -> None:
+        view = views.waypoints_view(msg)
+        with self._lock:
+            self._waypoint_ids = [row['id'] for row in view['waypoints']]
+        self._sink('waypoints', view)
+
+    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
+        reason = views.estop_reason(msg, self._mux)
+        if reason is not None and reason != self._reason:
+            self._reason = reason
+            self._sink('estop_reason', {'reason': reason})
+
+    def _on_map(self, msg: OccupancyGrid) -> None:
+        with self._lock:
+            self._map = msg
+            if self._map_busy or self._closed.is_set():
+                return
+            self._map_busy = True
+        self._map_worker.submit(self._draw_map)
+
+    def _draw_map(self) -> None:
+        """Draw the newest map (at most every MAP_INTERVAL s) and hand it on if it changed."""
+        wait = self._map_drawn + MAP_INTERVAL - time.monotonic()
+        if wait > 0 and self._closed.wait(wait):
+            return
+        with self._lock:
+            msg, self._map, self._map_busy = self._map, None, False
+        if msg is None:
+            return
+        self._map_drawn = time.monotonic()
+        try:
+            picture = map_picture(msg.data, msg.info.width, msg.info.height)
+        except ValueError as error:
+            self._sink('map_error', {'message': str(error)})
+            return
+        if picture.png == self._map_png:
+            return
+        self._map_png = picture.png
+        self._map_version += 1
+        self._sink('map', (views.map_meta(msg, self._map_version, picture.known), picture.png))
+
+    # ---- what is asked -------------------------------------------------------------------------
+
+    def _poll(self) -> None:
+        """Ask for the pose, look at the presence, fetch the routines, until closed."""
+        pose: Any = None
+        presence: Any = None
+        routines_due = 0.0
+        while not self._closed.wait(self._period if self.watched.is_set() else IDLE_PERIOD):
+            now = time.monotonic()
+            report = self.presence.report()
+            shown = {'presence': report.presence.value, 'text': report.text}
+            if shown != presence:
+                presence = shown
+                self._sink('presence', shown)
+            if routines_due <= now:
+                routines_due = now + self._fetch_routines()
+            answer = self._pose()  # rounded to the millimetre: smaller moves are not sent
+            if answer != pose:
+                pose = answer
+                self._sink('pose', answer)
+
+    def _pose(self) -> Dict[str, Any]:
+        try:
+            result = self.client.robot_pose()
+        except SuiteUnavailable as error:
+            return views.pose_view(None, str(error))
+        if not result.success:
+            return views.pose_view(None, result.message)
+        return views.pose_view(result.data)
+
+    def _fetch_routines(self) -> float:
+        """Send the routines; return the seconds until they are asked again."""
+        try:
+            result = self.client.routines()
+        except SuiteUnavailable:
+            return 2.0
+        self._sink('routines', {'routines': list(result.data or [])})
+        return 30.0
+
+    def position_of(self, waypoint_id: int) -> Optional[int]:
+        """Return the index of the waypoint with ``waypoint_id`` in the newest list, or None."""
+        with self._lock:
+            ids = list(self._waypoint_ids)
+        return ids.index(waypoint_id) if waypoint_id in ids else None
+
+    def close(self) -> None:
+        """Stop following and beating; the client's calls still waiting end at once."""
+        self._closed.set()
+        self._poller.join(timeout=self.client.timeout + 1.0)
+        self._map_worker.shutdown(wait=True, cancel_futures=True)
+        self.presence.close()
+        self.client.close()

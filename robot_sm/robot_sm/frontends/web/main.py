@@ -1,0 +1,145 @@
+"""
+``robot-sm web``: serve the operator console until Ctrl-C, one process, one rclpy context.
+
+Checks everything it is given before it starts (a token file others may read, a missing
+certificate, a bad port: one line on stderr, exit code 2), prints the address to open, with the
+token when it made one, and serves until SIGINT or SIGTERM (exit code 0).
+"""
+
+import argparse
+import asyncio
+import ipaddress
+import logging
+import pathlib
+import signal
+import socket
+import ssl
+import sys
+from typing import List, Optional, Tuple
+
+import rclpy
+from rclpy.context import Context
+from robot_sm.frontends.web.gate import Gate
+from robot_sm.frontends.web.server import WebServer
+from robot_sm.frontends.web.tokens import (
+    AccessTokens,
+    new_token,
+    read_token_file,
+    TokenError,
+)
+
+DEFAULT_PORT = 8080
+
+
+class WebOptionError(ValueError):
+    """An option of ``robot-sm web`` cannot be used; the message says why."""
+
+
+def tls_context(certfile: Optional[pathlib.Path],
+                keyfile: Optional[pathlib.Path]) -> Optional[ssl.SSLContext]:
+    """Return a TLS server context (TLS 1.2 at least) for the two files, or None without."""
+    if certfile is None and keyfile is None:
+        return None
+    if certfile is None or keyfile is None:
+        raise WebOptionError('--certfile and --keyfile go together')
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(str(certfile), str(keyfile))
+    except (OSError, ssl.SSLError) as error:
+        raise WebOptionError(f'cannot use the certificate {certfile} with the key {keyfile}: '
+                             f'{error}') from None
+    return context
+
+
+def access_tokens(args: argparse.Namespace) -> Tuple[AccessTokens, Optional[str], Optional[str]]:
+    """Return the tokens the options ask for, and the operator and read-only ones made now."""
+    try:
+        made = None if args.token_file else new_token()
+        operator = made or read_token_file(args.token_file)
+        read_only, made_read_only = None, None
+        if args.read_only_token_file:
+            read_only = read_token_file(args.read_only_token_file)
+        elif args.read_only:
+            read_only = made_read_only = new_token()
+        return AccessTokens(operator, read_only), made, made_read_only
+    except TokenError as error:
+        raise WebOptionError(str(error)) from None
+
+
+def is_loopback(host: str) -> bool:
+    """Return whether ``host`` is a loopback address (or localhost)."""
+    if host == 'localhost':
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def announce(server: WebServer, args: argparse.Namespace, operator_token: Optional[str],
+             read_only_token: Optional[str]) -> List[str]:
+    """Return the lines that tell the operator where to open the console."""
+    base = server.url
+    if server.host in ('0.0.0.0', '::'):
+        base = base.replace(server.host, socket.gethostname(), 1)
+    lines = [f'robot-sm web: the console of {server.namespace or "/"} is served at {base}/']
+    if operator_token:
+        lines.append(f'  operator:  {base}/login?token={operator_token}')
+    else:
+        lines.append(f'  operator:  {base}/login?token=<the token in {args.token_file}>')
+    if read_only_token:
+        lines.append(f'  read-only: {base}/login?token={read_only_token}')
+    elif args.read_only_token_file:
+        lines.append(f'  read-only: {base}/login?token=<the token in '
+                     f'{args.read_only_token_file}>')
+    if not is_loopback(server.host) and server.ssl_context is None:
+        lines.append('  WARNING: served on the network without TLS: the token and everything '
+                     'the page shows travel in clear text; use --certfile and --keyfile')
+    lines.append('  Ctrl-C stops it (a robot that watches the operator heartbeat then stops).')
+    return lines
+
+
+async def serve(server: WebServer) -> None:
+    """Start ``server``; serve until SIGINT or SIGTERM; stop it."""
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopped.set)
+    try:
+        await stopped.wait()
+    finally:
+        await server.stop()
+
+
+def run_web(args: argparse.Namespace) -> int:
+    """Serve the console with the options of ``robot-sm web``; return the exit code."""
+    logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s: %(message)s',
+                        stream=sys.stderr)
+    try:
+        if not 0 <= args.port <= 65535:
+            raise WebOptionError(f'--port {args.port}: must be within 0..65535')
+        tokens, operator, read_only = access_tokens(args)
+        context_tls = tls_context(args.certfile, args.keyfile)
+    except WebOptionError as error:
+        print(f'robot-sm web: {error}', file=sys.stderr)
+        return 2
+    context = Context()
+    rclpy.init(context=context)
+    server = WebServer(context, args.namespace, Gate(tokens, context_tls is not None),
+                       args.host, args.port, context_tls)
+    loop = asyncio.new_event_loop()
+    try:
+        try:
+            loop.run_until_complete(server.start())
+        except OSError as error:
+            print(f'robot-sm web: cannot listen on {args.host}:{args.port}: {error.strerror}',
+                  file=sys.stderr)
+            loop.run_until_complete(server.stop())
+            return 2
+        print('\n'.join(announce(server, args, operator, read_only)), flush=True)
+        loop.run_until_complete(serve(server))
+        return 0
+    finally:
+        loop.close()
+        rclpy.try_shutdown(context=context)

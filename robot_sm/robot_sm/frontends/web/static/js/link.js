@@ -1,0 +1,264 @@
+// The page's link to the console: one WebSocket, pings both ways, calls with answers.
+//
+// The page pings every 100 ms; an operator page's pings are the robot's operator heartbeat, so
+// when this page closes, sleeps or loses its network, the heartbeat ends with it. The server
+// answers every ping: when nothing has come from it for SILENCE_MS the link is shown as lost,
+// the socket is closed (so that nothing typed meanwhile is sent later) and a new one is opened.
+// Nothing is ever sent by itself after a reconnect but the robot the page shows: no mode, no
+// release. The page's scripts never see the token; the session cookie (HttpOnly) goes along.
+
+const PING_MS = 100;
+const SILENCE_MS = 700;
+// A tick this late means the page itself was held up (a busy or sleeping tab): what arrived
+// meanwhile is still queued behind the tick, so the silence is measured from now on.
+const STALLED_MS = 300;
+const CALL_TIMEOUT_MS = 15000;
+const RETRY_MS = [250, 500, 1000, 2000];
+
+export class Link {
+  constructor() {
+    this.ws = null;
+    this.state = 'connecting';
+    this.role = null;
+    this.namespace = sessionStorage.getItem('robot_sm.robot') || '';
+    this.seq = 0;
+    this.callId = 0;
+    this.pending = new Map();
+    this.lastHeard = 0;
+    this.lastTick = 0;
+    this.retries = 0;
+    this.retryAt = 0;
+    this.handlers = { update: [], map: [], state: [], hello: [], robot: [] };
+    this.mapMeta = null;
+    // The newest of everything heard, for handlers added later (modules load in any order).
+    this.latest = { update: new Map(), map: null, state: null, hello: null, robot: null };
+  }
+
+  on(kind, handler) {
+    this.handlers[kind].push(handler);
+    const latest = this.latest[kind];
+    if (kind === 'update') {
+      for (const [key, args] of latest) {
+        handler(key, ...args);
+      }
+    } else if (latest !== null) {
+      handler(...latest);
+    }
+  }
+
+  emit(kind, ...args) {
+    if (kind === 'update') {
+      this.latest.update.set(args[0], args.slice(1));
+    } else {
+      this.latest[kind] = args;
+    }
+    for (const handler of this.handlers[kind]) {
+      try {
+        handler(...args);
+      } catch (error) {
+        console.error(error);
+      }
+    }
+  }
+
+  start() {
+    this.connect();
+    setInterval(() => this.tick(), PING_MS);
+  }
+
+  get open() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN && this.state === 'open';
+  }
+
+  setState(state, detail = '') {
+    this.state = state;
+    this.emit('state', state, detail);
+  }
+
+  connect() {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const query = this.namespace ? `?robot=${encodeURIComponent(this.namespace)}` : '';
+    const ws = new WebSocket(`${scheme}://${location.host}/ws${query}`);
+    ws.binaryType = 'blob';
+    ws.onopen = () => {
+      this.lastHeard = performance.now();
+      this.retries = 0;
+      this.setState('open');
+      this.ping();
+    };
+    ws.onmessage = (event) => {
+      if (ws === this.ws) {
+        this.receive(event);
+      }
+    };
+    ws.onclose = () => {
+      if (ws === this.ws) {
+        this.lost('the connection was closed');
+      }
+    };
+    this.ws = ws;
+    if (this.state !== 'lost') {
+      this.setState('connecting');
+    }
+  }
+
+  tick() {
+    const now = performance.now();
+    if (now - this.lastTick > STALLED_MS) {
+      this.lastHeard = Math.max(this.lastHeard, now - PING_MS);
+    }
+    this.lastTick = now;
+    if (this.open) {
+      this.ping();
+      if (now - this.lastHeard > SILENCE_MS) {
+        this.lost(`nothing from the robot's console for ${((now - this.lastHeard) / 1000).toFixed(1)} s`);
+      }
+    } else if (this.ws === null && this.state !== 'login' && now >= this.retryAt) {
+      this.reconnect();
+    }
+  }
+
+  ping() {
+    this.seq += 1;
+    this.ws.send(JSON.stringify({ type: 'ping', seq: this.seq }));
+  }
+
+  lost(why) {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws !== null) {
+      ws.onclose = null;
+      ws.onmessage = null;
+      ws.close();
+    }
+    for (const { reject, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      reject(new Error(`connection lost: ${why}`));
+    }
+    this.pending.clear();
+    this.retryAt = performance.now() + RETRY_MS[Math.min(this.retries, RETRY_MS.length - 1)];
+    this.retries += 1;
+    this.setState('lost', why);
+  }
+
+  async reconnect() {
+    this.retryAt = Infinity;
+    try {
+      const answer = await fetch('/api/session', { cache: 'no-store' });
+      if (answer.status === 401) {
+        this.setState('login', 'this page is logged out: open the address robot-sm web printed');
+        return;
+      }
+    } catch (error) {
+      // The network is still down: try again later.
+      this.retryAt = performance.now() + RETRY_MS[RETRY_MS.length - 1];
+      return;
+    }
+    this.connect();
+  }
+
+  receive(event) {
+    this.lastHeard = performance.now();
+    if (typeof event.data !== 'string') {
+      if (this.mapMeta !== null) {
+        this.emit('map', this.mapMeta, event.data);
+        this.mapMeta = null;
+      }
+      return;
+    }
+    const message = JSON.parse(event.data);
+    switch (message.type) {
+      case 'pong':
+        break;
+      case 'hello':
+        this.role = message.role;
+        this.namespace = message.namespace;
+        this.emit('hello', message);
+        break;
+      case 'robot':
+        this.namespace = message.namespace;
+        sessionStorage.setItem('robot_sm.robot', message.namespace);
+        this.emit('robot', message.namespace);
+        break;
+      case 'update':
+        this.emit('update', message.kind, message.value);
+        break;
+      case 'map':
+        this.mapMeta = message;
+        break;
+      case 'result':
+      case 'error':
+        this.settle(message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  settle(message) {
+    const pending = this.pending.get(message.id);
+    if (pending === undefined) {
+      if (message.type === 'error') {
+        this.emit('update', 'error', message);
+      }
+      return;
+    }
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    pending.resolve({ success: message.type === 'result' && message.success,
+                      message: message.message });
+  }
+
+  // Send one control; resolves to the suite's answer {success, message}.
+  call(action, args = {}) {
+    if (!this.open) {
+      return Promise.resolve({ success: false, message: 'not connected to the robot' });
+    }
+    this.callId += 1;
+    const id = this.callId;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ success: false, message: 'no answer from the console' });
+      }, CALL_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer });
+      this.ws.send(JSON.stringify({ type: 'call', id, action, args }));
+    }).catch((error) => ({ success: false, message: error.message }));
+  }
+
+  // The Software Stop: over the socket when it is open, else (and also when the socket does
+  // not answer within a second) as an HTTP request of its own.
+  async stop() {
+    if (this.open) {
+      const overSocket = this.call('stop');
+      const late = new Promise((resolve) => setTimeout(() => resolve(null), 1000));
+      const answer = await Promise.race([overSocket, late]);
+      if (answer !== null && answer.success) {
+        return answer;
+      }
+    }
+    return this.stopOverHttp();
+  }
+
+  async stopOverHttp() {
+    try {
+      const answer = await fetch('/api/stop', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ namespace: this.namespace }),
+        cache: 'no-store',
+      });
+      const body = await answer.json();
+      return { success: Boolean(body.success), message: body.message || `HTTP ${answer.status}` };
+    } catch (error) {
+      return { success: false, message: `the stop did not reach the robot's console: ${error.message}` };
+    }
+  }
+
+  selectRobot(namespace) {
+    sessionStorage.setItem('robot_sm.robot', namespace);
+    return this.call('select_robot', { namespace });
+  }
+}
+
+export const link = new Link();

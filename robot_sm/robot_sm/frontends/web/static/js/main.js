@@ -1,0 +1,234 @@
+// The console page: what the robot says, shown as it changes, and the controls, each one call
+// of the suite whose answer (or refusal) is shown on the answer line. The Software Stop lives in
+// stop.js, the connection in link.js, the map in map_view.js, the table in waypoints.js.
+import { link } from './link.js';
+import { MapView } from './map_view.js';
+import { WaypointTable } from './waypoints.js';
+
+const $ = (id) => document.getElementById(id);
+const shown = { emergencyStop: null, state: '', interrupt: null, reverse: null, known: null,
+                goals: 0, robot: null, following: null, reverse_order: null };
+
+function say(label, answer) {
+  const line = $('answer');
+  line.textContent = `${label}: ${answer.message || (answer.success ? 'done' : 'refused')}`;
+  line.className = answer.success ? 'answer' : 'answer refused';
+}
+
+function operating() {
+  return link.role === 'operator';
+}
+
+async function act(label, action, args = {}) {
+  if (!operating()) {
+    return { success: false, message: 'read-only' };
+  }
+  const answer = await link.call(action, args);
+  say(label, answer);
+  return answer;
+}
+
+// ---- the map and the table --------------------------------------------------------------
+
+const table = new WaypointTable($('waypoints'), $('no-waypoints'), {
+  onRoutine: (id, routine) => act('routine', 'waypoint_routine', { id, routine }),
+  onDelete: (id) => act('delete waypoint', 'waypoint_remove', { id }),
+  onSelect: (id) => selectWaypoint(id),
+});
+
+const map = new MapView($('map'), {
+  onTap: (x, y) => act('add waypoint', 'waypoint_add', { x, y }),
+  onMove: async (id, x, y) => {
+    const answer = await act('move waypoint', 'waypoint_move', { id, x, y });
+    if (!answer.success) {
+      map.setWaypoints(table.rows); // back where the suite has it
+    }
+  },
+  onSelect: (id) => selectWaypoint(id),
+  onLongPress: (x, y) => {
+    const robot = map.robot;
+    const yaw = robot ? Math.atan2(y - robot.y, x - robot.x) : 0;
+    return act('goal', 'goal', { x, y, yaw });
+  },
+});
+
+function selectWaypoint(id) {
+  map.select(id);
+  table.select(id);
+}
+
+$('zoom-in').addEventListener('click', () => map.zoom(1.4));
+$('zoom-out').addEventListener('click', () => map.zoom(1 / 1.4));
+$('fit').addEventListener('click', () => map.fit());
+
+// ---- the controls -----------------------------------------------------------------------
+
+for (const button of document.querySelectorAll('button.mode')) {
+  button.addEventListener('click', () => act(`mode ${button.dataset.mode}`, 'mode',
+                                             { mode: button.dataset.mode }));
+}
+$('follow-start').addEventListener('click', () => act('start following', 'follow_start', {
+  mode: $('follow-mode').value, reverse: $('follow-reverse').checked }));
+$('follow-stop').addEventListener('click', () => act('stop following', 'follow_stop'));
+$('waypoints-reset').addEventListener('click', () => act('reset waypoints', 'waypoints_reset'));
+$('explore-start').addEventListener('click', () => act('start exploring', 'explore_start', {
+  interrupt: $('explore-mode').value === 'interrupt' }));
+$('explore-stop').addEventListener('click', () => act('stop exploring', 'explore_stop'));
+$('goal-cancel').addEventListener('click', () => act('cancel goal', 'goal_cancel'));
+$('reverse').addEventListener('click', () => act('driving direction', 'reverse',
+                                                 { on: !shown.reverse }));
+$('robot').addEventListener('change', async () => {
+  say('robot', await link.selectRobot($('robot').value));
+});
+
+// Release is deliberate: a first tap arms it for four seconds, a second one releases.
+let releaseArmed = null;
+$('release').addEventListener('click', () => {
+  const button = $('release');
+  if (releaseArmed === null) {
+    button.textContent = 'Tap again to release';
+    button.classList.add('armed');
+    releaseArmed = setTimeout(disarmRelease, 4000);
+    return;
+  }
+  disarmRelease();
+  act('release', 'release');
+});
+
+function disarmRelease() {
+  clearTimeout(releaseArmed);
+  releaseArmed = null;
+  $('release').textContent = 'Release…';
+  $('release').classList.remove('armed');
+}
+
+// ---- what the robot says -----------------------------------------------------------------
+
+function showExploration() {
+  const parts = [];
+  if (shown.state.startsWith('E: ')) {
+    parts.push(`exploring (${shown.interrupt ? 'interrupt' : 'finish'} goals)`);
+  }
+  if (shown.known !== null) {
+    parts.push(`map known ${Math.round(100 * shown.known)} %`);
+  }
+  if (shown.state.startsWith('E: ') || shown.goals > 0) {
+    parts.push(`${shown.goals} frontier goal${shown.goals === 1 ? '' : 's'}`);
+  }
+  $('exploration').textContent = parts.join(', ') || '–';
+}
+
+function showMode(value) {
+  $('mode').textContent = value.mode ?? '?';
+  $('input').textContent = value.input ?? '?';
+  for (const button of document.querySelectorAll('button.mode')) {
+    button.setAttribute('aria-pressed', String(button.dataset.mode === value.mode));
+    button.disabled = value.emergency_stop === true;
+  }
+  shown.emergencyStop = value.emergency_stop;
+  $('estop').hidden = value.emergency_stop !== true;
+  document.body.classList.toggle('stopped', value.emergency_stop === true);
+  if (value.emergency_stop !== true) {
+    disarmRelease();
+  }
+}
+
+function showFleet(robots) {
+  const choice = $('robot');
+  const names = robots.map((r) => r.namespace);
+  if (!names.includes(link.namespace)) {
+    names.unshift(link.namespace);
+  }
+  const options = names.map((name) => {
+    const robot = robots.find((r) => r.namespace === name);
+    const option = document.createElement('option');
+    option.value = name;
+    const estop = robot && robot.emergency_stop ? ' · E-STOP' : '';
+    option.textContent = robot ? `${name} · ${robot.state ?? '?'}${estop}` : name;
+    option.selected = name === link.namespace;
+    return option;
+  });
+  choice.replaceChildren(...options);
+  choice.disabled = names.length < 2;
+}
+
+const UPDATES = {
+  state: (v) => {
+    shown.state = v.state ?? '';
+    $('state').textContent = v.state ?? '?';
+    $('outcome').textContent = v.outcome || '–';
+    document.body.classList.toggle('following', shown.state.startsWith('W: '));
+    document.body.classList.toggle('exploring', shown.state.startsWith('E: '));
+    showExploration();
+  },
+  mode: showMode,
+  estop_reason: (v) => { $('estop-reason').textContent = v.reason; },
+  presence: (v) => {
+    $('presence').textContent = v.text;
+    $('presence').className = `presence ${v.presence.replace(' ', '-')}`;
+  },
+  waypoints: (v) => {
+    table.setWaypoints(v.waypoints);
+    map.setWaypoints(v.waypoints);
+    $('following').textContent = `${v.mode}${v.reverse ? ', reverse' : ''}`;
+    if (v.mode !== shown.following || v.reverse !== shown.reverse_order) {
+      // The suite's following mode changed (here or elsewhere): the choices show it.
+      shown.following = v.mode;
+      shown.reverse_order = v.reverse;
+      $('follow-mode').value = v.mode;
+      $('follow-reverse').checked = v.reverse;
+    }
+  },
+  routines: (v) => table.setRoutines(v.routines),
+  settings: (v) => {
+    shown.interrupt = v.interrupt;
+    shown.reverse = v.reverse;
+    if (!shown.state.startsWith('E: ') && v.interrupt !== null) {
+      $('explore-mode').value = v.interrupt ? 'interrupt' : 'finish';
+    }
+    $('reverse').setAttribute('aria-pressed', String(v.reverse === true));
+  },
+  pose: (v) => map.setRobot(v),
+  path: (v) => map.setPath(v.points),
+  goals: (v) => {
+    map.setGoals(v.points);
+    shown.goals = v.count;
+    showExploration();
+  },
+  fleet: (v) => showFleet(v.robots),
+  map_error: (v) => say('map', { success: false, message: v.message }),
+  error: (v) => say('console', { success: false, message: v.message }),
+};
+
+link.on('update', (kind, value) => {
+  const show = UPDATES[kind];
+  if (show) {
+    show(value);
+  }
+});
+link.on('map', (meta, blob) => {
+  shown.known = meta.known;
+  showExploration();
+  map.setMap(meta, blob);
+});
+link.on('hello', (hello) => {
+  document.body.classList.toggle('read-only', hello.role !== 'operator');
+  document.body.classList.toggle('operating', hello.role === 'operator');
+  $('role').textContent = hello.role === 'operator' ? ''
+    : 'Watching (read-only token): the controls are off.';
+  showFleet([]);
+});
+link.on('robot', () => {
+  map.select(null);
+  showFleet([]);
+});
+link.on('state', (state, detail) => {
+  const line = $('link');
+  const text = { open: 'connected', connecting: 'connecting…',
+                 lost: `CONNECTION LOST: ${detail}; reconnecting…`, login: detail };
+  line.textContent = text[state] ?? state;
+  line.className = `link ${state}`;
+  for (const name of ['open', 'connecting', 'lost', 'login']) {
+    document.body.classList.toggle(name, name === state);
+  }
+});

@@ -1,0 +1,101 @@
+"""
+The suite's messages as the page is sent them: small JSON-able dictionaries.
+
+Each function takes a ROS message (read by its fields only, so plain objects do as well) and
+returns what the page draws or shows; positions are rounded to the millimetre and long paths
+thinned, so that a page gets what it can show and no more.
+"""
+
+import math
+from typing import Any, Dict, List, Optional, Sequence
+
+from robot_sm.planar import yaw_from_quaternion
+
+#: The most points of a path sent to a page (a longer one is thinned evenly, ends kept).
+MAX_PATH_POINTS = 400
+#: The most exploration goals sent.
+MAX_GOALS = 200
+#: Mode names by OperationMode value.
+MODES = {0: 'stopped', 1: 'autonomy', 2: 'teleop'}
+#: Following mode names by WaypointArray value.
+FOLLOWING = {0: 'single', 1: 'roundtrip', 2: 'patrol'}
+
+
+def _mm(value: float) -> float:
+    return round(float(value), 3) if math.isfinite(value) else 0.0
+
+
+def yaw_of(orientation: Any) -> float:
+    """Return the yaw of a quaternion message, rounded."""
+    return round(yaw_from_quaternion(orientation.x, orientation.y, orientation.z,
+                                     orientation.w), 4)
+
+
+def mode_view(msg: Any) -> Dict[str, Any]:
+    """Return the mux's operation mode and e-stop."""
+    return {'mode': MODES.get(int(msg.mode), str(msg.mode)),
+            'emergency_stop': bool(msg.emergency_stop)}
+
+
+def waypoints_view(msg: Any) -> Dict[str, Any]:
+    """Return the waypoint list with each waypoint's status, and the following mode."""
+    rows = []
+    for position, waypoint in enumerate(msg.waypoints):
+        p = waypoint.pose.position
+        status = ('unreachable' if waypoint.unreachable
+                  else 'visited' if waypoint.visited else 'pending')
+        rows.append({'index': position, 'id': int(waypoint.id), 'x': _mm(p.x), 'y': _mm(p.y),
+                     'yaw': yaw_of(waypoint.pose.orientation), 'routine': str(waypoint.routine),
+                     'status': status})
+    return {'waypoints': rows, 'mode': FOLLOWING.get(int(msg.mode), str(msg.mode)),
+            'reverse': bool(msg.reverse), 'frame': str(msg.header.frame_id)}
+
+
+def thinned(points: Sequence[Any], limit: int) -> List[Any]:
+    """Return at most ``limit`` of ``points``, evenly spread, the first and last kept."""
+    if len(points) <= limit:
+        return list(points)
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
+
+
+def path_view(msg: Any) -> Dict[str, Any]:
+    """Return a nav_msgs/Path as ``[[x, y], ...]``."""
+    poses = thinned(list(msg.poses), MAX_PATH_POINTS)
+    return {'points': [[_mm(s.pose.position.x), _mm(s.pose.position.y)] for s in poses],
+            'frame': str(msg.header.frame_id)}
+
+
+def goals_view(msg: Any) -> Dict[str, Any]:
+    """Return exploration goals (a PoseArray) as ``[[x, y], ...]`` and their count."""
+    poses = list(msg.poses)
+    return {'points': [[_mm(p.position.x), _mm(p.position.y)] for p in poses[:MAX_GOALS]],
+            'count': len(poses)}
+
+
+def pose_view(pose: Optional[Sequence[float]], error: str = '') -> Dict[str, Any]:
+    """Return the robot pose ``(x, y, yaw)`` in the map, or why it is unknown."""
+    if pose is None:
+        return {'known': False, 'error': error}
+    x, y, yaw = pose
+    return {'known': True, 'x': _mm(x), 'y': _mm(y), 'yaw': round(float(yaw), 4)}
+
+
+def map_meta(msg: Any, version: int, known: float) -> Dict[str, Any]:
+    """Return what the page needs to place a map picture: size, resolution, origin."""
+    info = msg.info
+    origin = info.origin
+    return {'version': version, 'width': int(info.width), 'height': int(info.height),
+            'resolution': float(info.resolution), 'origin_x': float(origin.position.x),
+            'origin_y': float(origin.position.y), 'origin_yaw': yaw_of(origin.orientation),
+            'frame': str(msg.header.frame_id), 'known': round(known, 4)}
+
+
+def estop_reason(msg: Any, hardware_id: str) -> Optional[str]:
+    """Return the e-stop reason a DiagnosticArray gives for the mux ``hardware_id``, if any."""
+    for status in msg.status:
+        if status.hardware_id == hardware_id:
+            values = {kv.key: kv.value for kv in status.values}
+            reason = values.get('emergency stop reason')
+            return None if reason is None else ('' if reason == '-' else str(reason))
+    return None

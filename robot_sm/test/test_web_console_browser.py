@@ -1,0 +1,394 @@
+"""
+The web console in a real browser, on the simulated robot's suite, as an operator uses it.
+
+``robot-sm up --sim --remote`` (the robot stops when the operator heartbeat is lost) and
+``robot-sm web`` run as child processes; headless Chromium (Debian's, driven by selenium) opens
+the page and clicks, taps, drags and long-presses it. What the suite did is checked through a
+SuiteClient of the test, over DDS. One suite, one console and one browser serve the whole module
+(the tests run in order: each starts from what the one before left). Skipped, naming the install
+command, where Chromium or its driver is missing; CI installs them (``.ci/run``).
+"""
+
+import http.server
+import math
+import os
+import pathlib
+import signal
+import socket
+import threading
+import time
+from typing import Any, Iterator, List, Optional, Tuple
+
+from geometry_msgs.msg import Twist
+from operator_suite import cli_command
+import pytest
+from robot_sm import qos
+from robot_sm.client import SuiteClient
+from robot_sm.testing import NodeProcess, Recorder, RosHarness, SCHEDULING_SLACK, wait_until
+from robot_sm.testing.browser import Browser, unavailable_reason
+
+pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
+                                reason=unavailable_reason() or '')
+WAIT = 20.0
+#: config/remote.yaml's heartbeat_timeout.
+HEARTBEAT_TIMEOUT = 1.0
+#: What the page promises: "connection lost" within a second of its socket falling silent.
+SILENCE_SHOWN = 1.0
+
+
+def free_tcp_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return int(probe.getsockname()[1])
+
+
+def token_file(folder: pathlib.Path, name: str, token: str) -> pathlib.Path:
+    path = folder / name
+    path.write_text(token + '\n')
+    path.chmod(0o600)
+    return path
+
+
+class Robot:
+    """The suite and the console as child processes, and what the test sees of them."""
+
+    def __init__(self, folder: pathlib.Path) -> None:
+        self.ros = RosHarness(namespace=f'/web_browser_{os.getpid()}')
+        self.namespace = self.ros.namespace
+        self.operator = 'browser-test-operator-token-0123456789abcdef'
+        self.watcher = 'browser-test-read-only-token-0123456789abcdef'
+        self.port = free_tcp_port()
+        self.url = f'http://127.0.0.1:{self.port}'
+        robot_sm = [*cli_command(), '--namespace', self.namespace]
+        self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote'])
+        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--token-file',
+                                str(token_file(folder, 'operator', self.operator)),
+                                '--read-only-token-file',
+                                str(token_file(folder, 'watcher', self.watcher))])
+        self.client = SuiteClient(namespace=self.namespace, timeout=10.0,
+                                  context=self.ros.context)
+        self.cmd_vel: Recorder[Twist] = self.ros.record(Twist, 'cmd_vel', qos.COMMAND_IN)
+
+    def wait_ready(self) -> None:
+        """Wait until the console serves and the suite has booted."""
+        assert wait_until(lambda: 'served at' in self.web.output, 60.0), self.web.output
+        self.client.wait_for_state(lambda state: state not in ('', 'Boot'), timeout=60.0)
+
+    def mode(self) -> Tuple[str, bool]:
+        found = self.client.wait_for_mode()
+        return found.mode, found.emergency_stop
+
+    def pose(self) -> Tuple[float, float]:
+        result = self.client.robot_pose()
+        assert result.success, result.message
+        return result.data[0], result.data[1]
+
+    def waypoints(self) -> List[Any]:
+        return list(self.client.waypoints().data['waypoints'])
+
+    def close(self) -> None:
+        self.client.close()
+        self.web.stop()
+        self.suite.stop()
+        self.ros.shutdown()
+
+
+@pytest.fixture(scope='module')
+def robot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Robot]:
+    started = Robot(tmp_path_factory.mktemp('web_tokens'))
+    try:
+        started.wait_ready()
+        yield started
+    finally:
+        started.close()
+
+
+class Operator:
+    """The browser, and the hands on the console's page."""
+
+    def __init__(self, robot: Robot) -> None:
+        self.robot = robot
+        self.browser = Browser(1280, 800)
+        self.driver = self.browser.driver
+        self.home = self.driver.current_window_handle  # a blank tab that stays open
+        self.page: Optional[str] = None
+
+    def open_page(self, token: Optional[str] = None,
+                  size: Tuple[int, int] = (1280, 800)) -> None:
+        """Open the console in a tab of ``size``, logged in with ``token`` (or the operator's)."""
+        self.driver.switch_to.new_window('tab')
+        self.page = self.driver.current_window_handle
+        self.browser.resize(*size)
+        self.driver.get(f'{self.robot.url}/login?token={token or self.robot.operator}')
+        self.until(lambda: self.text('link') == 'connected', 'the page did not connect')
+
+    def close_page(self) -> None:
+        """Close the console's tab, as an operator closes it."""
+        self.driver.close()
+        self.driver.switch_to.window(self.home)
+        self.page = None
+
+    def element(self, name: str) -> Any:
+        return self.driver.find_element('id', name)
+
+    def text(self, name: str) -> str:
+        return str(self.element(name).text)
+
+    def until(self, check: Any, why: str, timeout: float = WAIT) -> None:
+        assert wait_until(check, timeout, interval=0.05), (
+            f"{why}; link {self.text('link')!r}, answer {self.text('answer')!r}\n"
+            + self.robot.web.output[-3000:])
+
+    def click(self, name: str) -> None:
+        self.element(name).click()
+
+    def screen_offset(self, x: float, y: float) -> Tuple[int, int]:
+        """Return where (x, y) of the map is on the canvas, from its centre, in CSS pixels."""
+        scale, centre_x, centre_y = map(float, self.element('map').get_attribute(
+            'data-view').split(','))
+        return round((x - centre_x) * scale), round(-(y - centre_y) * scale)
+
+    def actions(self) -> Any:
+        from selenium.webdriver.common.action_chains import ActionChains
+        return ActionChains(self.driver)
+
+    def tap(self, x: float, y: float) -> None:
+        self.actions().move_to_element_with_offset(self.element('map'),
+                                                   *self.screen_offset(x, y)).click().perform()
+
+    def drag(self, start: Tuple[float, float], end: Tuple[float, float]) -> None:
+        canvas = self.element('map')
+        self.actions().move_to_element_with_offset(canvas, *self.screen_offset(*start)) \
+            .click_and_hold().move_by_offset(12, 0) \
+            .move_to_element_with_offset(canvas, *self.screen_offset(*end)).release().perform()
+
+    def long_press(self, x: float, y: float) -> None:
+        self.actions().move_to_element_with_offset(self.element('map'), *self.screen_offset(
+            x, y)).click_and_hold().pause(1.0).release().perform()
+
+    def robot_marker(self) -> Tuple[float, float]:
+        shown = self.element('map').get_attribute('data-robot')
+        x, y, _ = map(float, shown.split(','))
+        return x, y
+
+    def release(self) -> None:
+        """Release the e-stop as an operator does: two taps on Release."""
+        self.until(lambda: self.element('release').is_displayed(), 'no e-stop to release')
+        self.click('release')
+        self.click('release')
+        assert wait_until(lambda: not self.robot.mode()[1], WAIT), self.text('answer')
+
+
+@pytest.fixture(scope='module')
+def operator(robot: Robot) -> Iterator[Operator]:
+    hands = Operator(robot)
+    try:
+        yield hands
+    finally:
+        hands.browser.close()
+
+
+def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
+        robot: Robot, operator: Operator) -> None:
+    operator.open_page(size=(390, 844))
+    try:
+        assert operator.driver.execute_script('return window.innerWidth') == 390
+        for scrolled in (0, 10000):
+            operator.driver.execute_script(f'window.scrollTo(0, {scrolled})')
+            top, bottom, height, width = operator.driver.execute_script(
+                "const r = document.getElementById('stop').getBoundingClientRect();"
+                'return [r.top, r.bottom, window.innerHeight, r.width];')
+            assert 0 <= top and bottom <= height and width >= 120, (top, bottom, height, width)
+            assert operator.element('stop').is_displayed()
+    finally:
+        operator.close_page()
+
+
+def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(
+        robot: Robot, operator: Operator) -> None:
+    operator.open_page()
+    operator.until(lambda: operator.text('state') == robot.client.state().message,
+                   'the state is not shown')
+    operator.until(lambda: 'the robot hears your heartbeat' in operator.text('presence'),
+                   'the robot does not hear the page')
+    operator.until(lambda: operator.element('map').get_attribute('data-robot'), 'no robot')
+    x, y = operator.robot_marker()
+    assert math.hypot(x - robot.pose()[0], y - robot.pose()[1]) < 0.05
+    # Nobody beat before the page opened: config/remote.yaml had engaged the e-stop.
+    assert robot.mode()[1] and operator.element('estop').is_displayed()
+
+
+def test_release_takes_two_taps_and_selects_no_mode(robot: Robot, operator: Operator) -> None:
+    operator.click('release')
+    time.sleep(0.5)
+    assert robot.mode()[1], 'one tap released the e-stop'
+    operator.click('release')
+    assert wait_until(lambda: not robot.mode()[1], WAIT)
+    operator.until(lambda: not operator.element('estop').is_displayed(), 'banner still shown')
+    assert robot.mode() == ('stopped', False)
+
+
+def test_the_stop_engages_the_mux_e_stop_and_the_page_shows_why(robot: Robot,
+                                                                operator: Operator) -> None:
+    operator.click('mode-autonomy')
+    assert wait_until(lambda: robot.mode() == ('autonomy', False), WAIT), operator.text('answer')
+    operator.until(lambda: operator.element('mode-autonomy').get_attribute('aria-pressed')
+                   == 'true', 'the mode is not shown')
+    operator.click('stop')
+    assert wait_until(lambda: robot.mode()[1], WAIT), operator.text('stop-note')
+    operator.until(lambda: operator.element('estop').is_displayed(), 'no e-stop banner')
+    operator.until(lambda: 'emergency_stop' in operator.text('estop-reason'), 'no reason shown')
+    assert not operator.element('mode-autonomy').is_enabled()  # no mode during an e-stop
+
+
+def test_a_refusal_of_the_suite_is_shown_to_the_operator(
+        robot: Robot, operator: Operator) -> None:
+    before = robot.waypoints()
+    operator.tap(7.9, 5.9)  # inside the outer wall: the service provider takes any pose
+    operator.until(lambda: operator.text('answer').startswith('add waypoint:'), 'no answer')
+    robot.client.remove_waypoint(len(before))
+    operator.click('follow-start')  # no waypoints left: the suite refuses, in its words
+    operator.until(lambda: operator.text('answer').startswith('start following:')
+                   and 'refused' in operator.element('answer').get_attribute('class'),
+                   'no refusal shown')
+    assert robot.waypoints() == before
+
+
+def test_a_tap_on_the_map_adds_a_waypoint_the_service_provider_holds(
+        robot: Robot, operator: Operator) -> None:
+    operator.release()
+    operator.tap(2.0, 1.5)
+    operator.until(lambda: len(robot.waypoints()) == 1, 'no waypoint added')
+    added = robot.waypoints()[0]
+    assert math.hypot(added.x - 2.0, added.y - 1.5) < 0.05, added
+    operator.until(lambda: len(operator.driver.find_elements(
+        'css selector', '#waypoints tbody tr')) == 1, 'the table does not show it')
+
+
+def test_a_drag_moves_the_waypoint(robot: Robot, operator: Operator) -> None:
+    before = robot.waypoints()[0]
+    operator.drag((before.x, before.y), (4.5, 2.9))
+    operator.until(lambda: math.hypot(robot.waypoints()[0].x - 4.5,
+                                      robot.waypoints()[0].y - 2.9) < 0.05, 'not moved')
+    assert robot.waypoints()[0].waypoint_id == before.waypoint_id
+    assert len(robot.waypoints()) == 1
+
+
+def test_following_starts_and_the_robot_marker_moves(robot: Robot, operator: Operator) -> None:
+    operator.tap(1.0, 1.8)
+    operator.until(lambda: len(robot.waypoints()) == 2, 'no second waypoint')
+    operator.click('mode-autonomy')
+    assert wait_until(lambda: robot.mode() == ('autonomy', False), WAIT)
+    operator.driver.find_element('css selector', '#follow-mode option[value="roundtrip"]') \
+        .click()
+    start = operator.robot_marker()
+    operator.click('follow-start')
+    operator.until(lambda: operator.text('state').startswith('W: '), 'not following')
+    operator.until(lambda: math.hypot(operator.robot_marker()[0] - start[0],
+                                      operator.robot_marker()[1] - start[1]) > 0.3,
+                   'the robot marker did not move')
+
+
+def test_closing_the_page_stops_the_robot_and_nothing_moves_until_release_and_mode(
+        robot: Robot, operator: Operator) -> None:
+    assert robot.mode() == ('autonomy', False)
+    operator.until(lambda: any(abs(m.linear.x) > 0.05 for m in robot.cmd_vel.messages[-5:]),
+                   'the robot is not driving')
+    closed = time.monotonic()
+    operator.close_page()
+    assert wait_until(lambda: robot.mode()[1], HEARTBEAT_TIMEOUT + 1.0 + SCHEDULING_SLACK)
+    stopped = time.monotonic() - closed
+    assert stopped <= HEARTBEAT_TIMEOUT + 0.3 + SCHEDULING_SLACK, stopped
+    robot.cmd_vel.wait_last(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0, timeout=WAIT)
+    parked = robot.pose()
+    operator.open_page()
+    operator.until(lambda: operator.element('estop').is_displayed(), 'e-stop not shown')
+    operator.release()
+    time.sleep(2.0)
+    assert robot.mode() == ('stopped', False)  # the page selected no mode by itself
+    assert math.hypot(robot.pose()[0] - parked[0], robot.pose()[1] - parked[1]) < 0.01
+
+
+def test_connection_lost_is_shown_within_a_second_and_the_robot_stops(
+        robot: Robot, operator: Operator) -> None:
+    operator.click('mode-autonomy')
+    assert wait_until(lambda: robot.mode() == ('autonomy', False), WAIT)
+    os.kill(robot.web.pid, signal.SIGSTOP)  # the console falls silent, its sockets stay open
+    frozen = time.monotonic()
+    try:
+        operator.until(lambda: operator.text('link').startswith('CONNECTION LOST'),
+                       'the page did not notice', timeout=SILENCE_SHOWN + 5.0)
+        assert time.monotonic() - frozen <= SILENCE_SHOWN + SCHEDULING_SLACK
+        assert wait_until(lambda: robot.mode()[1], HEARTBEAT_TIMEOUT + 1.0 + SCHEDULING_SLACK)
+    finally:
+        os.kill(robot.web.pid, signal.SIGCONT)
+    operator.until(lambda: operator.text('link') == 'connected', 'the page did not reconnect')
+    operator.until(lambda: operator.element('estop').is_displayed(), 'e-stop not shown')
+    operator.release()
+    assert robot.mode() == ('stopped', False)
+
+
+def test_a_long_press_sends_the_robot_to_a_goal(robot: Robot, operator: Operator) -> None:
+    operator.click('follow-stop')
+    operator.click('mode-autonomy')
+    assert wait_until(lambda: robot.mode() == ('autonomy', False), WAIT)
+    operator.until(lambda: not operator.text('state').startswith('W: '), 'still following')
+    operator.long_press(1.5, 0.7)
+    operator.until(lambda: operator.text('state').startswith('G: '), 'no goal taken')
+    operator.click('goal-cancel')
+    operator.until(lambda: operator.text('state') == 'Idle', 'the goal was not cancelled')
+
+
+def test_a_read_only_page_shows_the_robot_and_no_control(
+        robot: Robot, operator: Operator) -> None:
+    operator.open_page(token=robot.watcher)
+    operator.until(lambda: operator.text('state') != '?', 'no state shown')
+    assert not operator.element('stop').is_displayed()
+    assert not operator.element('controls').is_displayed()
+    assert 'read-only' in operator.text('role')
+    operator.close_page()
+
+
+class ForeignSite(http.server.BaseHTTPRequestHandler):
+    """A page of another site that tries to stop the robot through the operator's browser."""
+
+    console = ''
+
+    def do_GET(self) -> None:  # noqa: N802 - the handler's name
+        script = (
+            f"const ws = new WebSocket('{self.console.replace('http', 'ws')}/ws');"
+            "ws.onopen = () => { ws.send(JSON.stringify({type: 'call', id: 1, action: 'stop'}));"
+            " document.title = 'opened'; };"
+            "ws.onclose = () => { if (document.title !== 'opened') document.title = 'refused'; };"
+            f"fetch('{self.console}/api/stop', {{method: 'POST', mode: 'no-cors', "
+            "credentials: 'include', body: '{}'});")
+        body = f'<html><head><title>waiting</title><script>{script}</script></head></html>'
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/html')
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_another_site_cannot_operate_the_robot_through_the_operator_s_browser(
+        robot: Robot, operator: Operator) -> None:
+    operator.open_page()  # the browser holds the operator's session cookie for 127.0.0.1
+    before = robot.mode(), robot.waypoints()
+    ForeignSite.console = robot.url
+    site = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ForeignSite)
+    serving = threading.Thread(target=site.serve_forever, daemon=True)
+    serving.start()
+    try:
+        operator.driver.switch_to.new_window('tab')
+        operator.driver.get(f'http://127.0.0.1:{site.server_address[1]}/')
+        operator.until(lambda: operator.driver.title == 'refused', 'the socket was not refused')
+        time.sleep(1.0)
+        operator.driver.close()
+        operator.driver.switch_to.window(operator.page)
+    finally:
+        site.shutdown()
+        site.server_close()
+    assert (robot.mode(), robot.waypoints()) == before
+    assert '403' in robot.web.output or 'another site' in robot.web.output
