@@ -24,6 +24,7 @@ from operator_suite import (
     describe,
     run_cli,
     run_cli_together,
+    run_into_a_closed_pipe,
     start_robot,
     StartSuite,
     TEST_PLUGINS,
@@ -42,8 +43,8 @@ from std_msgs.msg import Bool
 
 @pytest.fixture
 def slow(start_scripted: StartSuite) -> RunningSuite:
-    """Navigation "drives" for 10 s: an activity still runs when it is stopped."""
-    return start_scripted({'ScriptedNavigation.drive_ticks': 200})
+    """Navigation "drives" for 30 s: an activity still runs when a few commands later stop it."""
+    return start_scripted({'ScriptedNavigation.drive_ticks': 600})
 
 
 def cli(suite: RunningSuite, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess:
@@ -279,14 +280,7 @@ def test_a_goal_the_suite_does_not_take_exits_with_1_and_says_why(suite: Running
 
 def test_status_into_a_pipe_whose_reader_has_gone_ends_quietly(suite: RunningSuite) -> None:
     # `robot-sm status | head -2`, when head has gone before status writes.
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        result = subprocess.run(cli_command() + ['--namespace', suite.namespace, 'status'],
-                                stdout=write_end, stderr=subprocess.PIPE, text=True,
-                                timeout=60.0)
-    finally:
-        os.close(write_end)
+    result = run_into_a_closed_pipe(cli_command() + ['--namespace', suite.namespace, 'status'])
     assert (result.returncode, result.stderr) == (-signal.SIGPIPE, '')
 
 

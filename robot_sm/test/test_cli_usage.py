@@ -10,7 +10,7 @@ import subprocess
 import sys
 from typing import List
 
-from operator_suite import cli_command
+from operator_suite import cli_command, run_into_a_closed_pipe
 import pytest
 from robot_sm.frontends.cli import build_parser, main, Ros2Command, VERBS
 
@@ -170,13 +170,6 @@ def test_json_timeout_and_namespace_are_taken_after_the_verb_too(
 
 @pytest.mark.parametrize('argv', [['plugins'], ['--json', 'plugins']])
 def test_output_into_a_closed_pipe_ends_quietly_as_unix_tools_do(argv: List[str]) -> None:
-    # What `robot-sm plugins | head -0` does: the reader has gone before anything is written.
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        result = subprocess.run(cli_command() + argv, stdout=write_end, stderr=subprocess.PIPE,
-                                text=True, timeout=60.0)
-    finally:
-        os.close(write_end)
+    result = run_into_a_closed_pipe(cli_command() + argv)
     assert result.stderr == ''
     assert result.returncode == -signal.SIGPIPE  # the shell shows 141, as for `yes | head -1`
