@@ -87,6 +87,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_session_folder, ignore_errors=True)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    """
+    Keep the tests of one ``xdist_group`` on one worker (``--dist loadgroup``, make test).
+
+    pytest-xdist names a grouped test ``ID@GROUP`` for its scheduler by setting ``_nodeid``,
+    which pytest 9 no longer reads (it keeps the id in ``_id``): without this every test went
+    to any worker, and tests that follow one another (the two-host rig, the browser's page)
+    ran apart.
+    """
+    if not getattr(config.option, 'loadgroup', False):
+        return
+    from _pytest.nodeid import coerce_node_id
+    for item in items:
+        groups = {str(mark.args[0] if mark.args else mark.kwargs.get('name', 'default'))
+                  for mark in item.iter_markers('xdist_group')}
+        if groups and '@' not in item.nodeid:
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(groups))}")
+
+
 @pytest.fixture
 def ros() -> Iterator[RosHarness]:
     """Give a test an isolated rclpy context, a probe node and a namespace of its own."""
