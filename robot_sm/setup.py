@@ -34,7 +34,7 @@ setup(
     entry_points={
         'console_scripts': [
             'base_controller = robot_sm.nodes.base_controller:main',
-            'robot-sm = robot_sm.frontends.cli:entry_point',
+            'robot-sm = robot_sm.frontends.command:entry_point',
             'robot_control_mux = robot_sm.nodes.robot_control_mux:main',
             'robot_sim = robot_sm.nodes.robot_sim:main',
             'service_provider = robot_sm.nodes.service_provider:main',

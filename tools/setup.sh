@@ -139,8 +139,10 @@ source "$venv/bin/activate"
 source "$root/install/setup.bash"
 # The wheels' ament index lives in the venv prefix.
 export AMENT_PREFIX_PATH="\$AMENT_PREFIX_PATH:$venv"
-# The executables (robot-sm and the nodes), as ros2 run would find them.
-export PATH="$root/install/robot_sm/lib/robot_sm:\$PATH"
+# The executables (the nodes), as ros2 run would find them; robot-sm from bin/, as a sourced
+# workspace has it (the console script in lib/ looks itself up among every installed package
+# first: 0.1 s more for every command).
+export PATH="$root/install/robot_sm/bin:$root/install/robot_sm/lib/robot_sm:\$PATH"
 # Keep DDS discovery on this machine unless told otherwise.
 export ROS_AUTOMATIC_DISCOVERY_RANGE=\${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}
 EOF

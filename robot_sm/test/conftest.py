@@ -11,7 +11,9 @@ fails if it leaves a thread running. Tests of the running suite start it with ``
 
 Files the nodes keep under ``$ROS_HOME`` (the waypoint list, the latched e-stop) go to a
 temporary folder for the whole session, inherited by every node process a test starts: tests
-never read or write the user's ``~/.ros``.
+never read or write the user's ``~/.ros``. ``robot-sm`` commands run without the daemon
+(``ROBOT_SM_NO_DAEMON``), as each test expects of a command; ``test_cli_daemon.py`` runs them
+through daemons in a socket folder of each test's own, and stops them.
 
 Fast DDS delivers between two participants of one process by direct calls (intra-process
 delivery), and with several participants in a process, which every node test has (the harness,
@@ -58,7 +60,9 @@ _session_folder = tempfile.mkdtemp(prefix='robot_sm-test-')
 
 def pytest_configure(config: pytest.Config) -> None:
     """
-    Keep DDS discovery on this machine, and each test process's files in a folder of its own.
+    Keep DDS discovery on this machine, each test process's files in a folder of its own.
+
+    robot-sm commands run without the daemon (ROBOT_SM_NO_DAEMON) unless a test gives them one.
 
     A worker of a parallel run (pytest-xdist) also claims a ROS domain of its own, so that the
     workers' nodes never meet; its temporary files and ROS_HOME are its own too.
@@ -73,12 +77,34 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ['ROS_HOME'] = str(folder / 'ros_home')
     os.environ['TMPDIR'] = str(folder / 'tmp')
     tempfile.tempdir = None  # taken from TMPDIR again
+    # robot-sm commands run by themselves; test_cli_daemon.py runs them through the daemon.
+    os.environ['ROBOT_SM_NO_DAEMON'] = '1'
     os.environ['FASTRTPS_DEFAULT_PROFILES_FILE'] = str(FASTDDS_PROFILE)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the process's ROS_HOME and temporary files."""
     shutil.rmtree(_session_folder, ignore_errors=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    """
+    Keep the tests of one ``xdist_group`` on one worker (``--dist loadgroup``, make test).
+
+    pytest-xdist names a grouped test ``ID@GROUP`` for its scheduler by setting ``_nodeid``,
+    which pytest 9 no longer reads (it keeps the id in ``_id``): without this every test went
+    to any worker, and tests that follow one another (the two-host rig, the browser's page)
+    ran apart.
+    """
+    if not getattr(config.option, 'loadgroup', False):
+        return
+    from _pytest.nodeid import coerce_node_id
+    for item in items:
+        groups = {str(mark.args[0] if mark.args else mark.kwargs.get('name', 'default'))
+                  for mark in item.iter_markers('xdist_group')}
+        if groups and '@' not in item.nodeid:
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(groups))}")
 
 
 @pytest.fixture

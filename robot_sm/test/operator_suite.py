@@ -115,3 +115,14 @@ def describe(result: subprocess.CompletedProcess) -> str:
     """Return what a CLI run printed, for assertion messages."""
     return (f'exit {result.returncode}\n--- stdout\n{result.stdout}\n'
             f'--- stderr\n{result.stderr}')
+
+
+def run_into_a_closed_pipe(argv: Sequence[str]) -> subprocess.CompletedProcess:
+    """Run ``argv`` with its stdout a pipe whose reader has gone (``robot-sm ... | head -0``)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(list(argv), stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              timeout=60.0)
+    finally:
+        os.close(write_end)

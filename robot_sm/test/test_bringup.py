@@ -167,6 +167,7 @@ def test_a_bad_world_exits_with_2_and_one_line(argv: List[str], reason: str) -> 
 def test_world_completes_with_the_shipped_worlds() -> None:
     commands = next(a for a in build_parser()._actions if a.dest == 'command')
     up = commands.choices['up']  # type: ignore[index]
+    up.add_pending()  # a verb's arguments are added when its parser is first used
     world = next(a for a in up._actions if a.dest == 'world')
     assert list(world.completer()) == ['maze', 'office']  # type: ignore[attr-defined]
 

@@ -24,6 +24,7 @@ from operator_suite import (
     describe,
     run_cli,
     run_cli_together,
+    run_into_a_closed_pipe,
     start_robot,
     StartSuite,
     TEST_PLUGINS,
@@ -42,8 +43,8 @@ from std_msgs.msg import Bool
 
 @pytest.fixture
 def slow(start_scripted: StartSuite) -> RunningSuite:
-    """Navigation "drives" for 10 s: an activity still runs when it is stopped."""
-    return start_scripted({'ScriptedNavigation.drive_ticks': 200})
+    """Navigation "drives" for 30 s: an activity still runs when a few commands later stop it."""
+    return start_scripted({'ScriptedNavigation.drive_ticks': 600})
 
 
 def cli(suite: RunningSuite, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess:
@@ -262,6 +263,29 @@ def test_goal_drives_to_a_simple_goal_and_cancel_stops_it(slow: RunningSuite) ->
     assert last_outcome(suite) == 'G: Navigation: Simple goal stopped'
 
 
+def test_a_goal_the_suite_does_not_take_exits_with_1_and_says_why(suite: RunningSuite) -> None:
+    # In a frame the suite cannot transform into map: the state interface ignores the goal.
+    elsewhere = refused(suite, 'goal', '1', '1', '--frame', 'nowhere')
+    assert 'sent' not in elsewhere.stdout, describe(elsewhere)
+    assert elsewhere.stdout.startswith("simple goal ignored: it is in frame 'nowhere'") or \
+        elsewhere.stdout.startswith("simple goal ignored: no transform from 'nowhere'"), \
+        describe(elsewhere)
+    answer = json.loads(refused(suite, 'goal', '1', '1', '--frame', 'nowhere', '--json').stdout)
+    assert answer['success'] is False and 'nowhere' in answer['message']
+    assert suite.state == 'Idle'
+    # In a state that takes no simple goal.
+    assert suite.client.set_emergency_stop(True).success
+    suite.client.wait_for_state('Emergency Stop')
+    estopped = refused(suite, 'goal', '1', '1')
+    assert estopped.stdout.strip() == 'Emergency Stop: a simple goal is not taken in this state'
+
+
+def test_status_into_a_pipe_whose_reader_has_gone_ends_quietly(suite: RunningSuite) -> None:
+    # `robot-sm status | head -2`, when head has gone before status writes.
+    result = run_into_a_closed_pipe(cli_command() + ['--namespace', suite.namespace, 'status'])
+    assert (result.returncode, result.stderr) == (-signal.SIGPIPE, '')
+
+
 def test_reverse_on_off(suite: RunningSuite) -> None:
     reverse = suite.record(Bool, 'robot_sm/reverse_mode')
     ok(suite, 'reverse', 'on')
@@ -335,6 +359,23 @@ README = pathlib.Path(__file__).resolve().parents[2] / 'README.md'
 def readme_topic_echoes() -> List[str]:
     """Return the ``ros2 topic echo`` command lines the README gives."""
     return re.findall(r'`(ros2 topic echo [^`]*)`', README.read_text())
+
+
+def test_the_readme_s_topic_echo_lines_end_and_print_whole_messages() -> None:
+    echoes = readme_topic_echoes()
+    for line in echoes:
+        assert '--once' in line.split(), line  # else it waits for ever, after the latched message
+        if line.split()[-2].endswith(FULL_LENGTH_TOPICS):
+            assert '--full-length' in line.split(), line  # ros2 topic echo cuts at 128 characters
+    cells = [cell for cell in README.read_text().split(' | ') if 'robot_sm/operator_' in cell]
+    assert cells
+    for cell in cells:
+        if 'ros2 topic' in cell:
+            assert 'config/remote.yaml' in cell, cell  # the topics exist only with it
+
+
+#: Topics whose messages can be longer than the 128 characters ``ros2 topic echo`` prints.
+FULL_LENGTH_TOPICS = ('robot_sm/cycle', 'robot_sm/state_outcome')
 
 
 #: Topics that exist only with ``config/remote.yaml`` (the operator heartbeat and presence):

@@ -5,11 +5,12 @@ import inspect
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 from typing import List
 
-from operator_suite import cli_command
+from operator_suite import cli_command, run_into_a_closed_pipe
 import pytest
 from robot_sm.frontends.cli import build_parser, main, Ros2Command, VERBS
 
@@ -151,3 +152,24 @@ def test_tab_completes_the_goal_verbs(tmp_path: pathlib.Path) -> None:
     pytest.importorskip('argcomplete')
     assert complete(tmp_path, 'robot-sm goal s') == ['send']
     assert complete(tmp_path, 'robot-sm goal c') == ['cancel']
+
+
+@pytest.mark.parametrize('argv, namespace, timeout, as_json', [
+    (['status', '--json'], '', 5.0, True),
+    (['fleet', '--json'], '', 5.0, True),
+    (['waypoint', 'list', '-t', '2'], '', 2.0, False),
+    (['fleet', 'estop', 'on', '--namespace', '/fleet', '--json'], '/fleet', 5.0, True),
+    (['goal', '1', '2', '-n', '/r1', '--timeout', '3'], '/r1', 3.0, False),
+    (['-n', '/r1', '-t', '1', 'estop', 'on', '-t', '2'], '/r1', 2.0, False),  # after wins
+])
+def test_json_timeout_and_namespace_are_taken_after_the_verb_too(
+        argv: List[str], namespace: str, timeout: float, as_json: bool) -> None:
+    args = build_parser().parse_args(argv)
+    assert (args.namespace, args.timeout, args.json) == (namespace, timeout, as_json)
+
+
+@pytest.mark.parametrize('argv', [['plugins'], ['--json', 'plugins']])
+def test_output_into_a_closed_pipe_ends_quietly_as_unix_tools_do(argv: List[str]) -> None:
+    result = run_into_a_closed_pipe(cli_command() + argv)
+    assert result.stderr == ''
+    assert result.returncode == -signal.SIGPIPE  # the shell shows 141, as for `yes | head -1`

@@ -19,16 +19,21 @@ SOURCE = PACKAGE / 'robot_sm'
 CORES = ['drive', 'exploration', 'grid', 'mux', 'navigation', 'sim', 'statemachine', 'teleop',
          'recording', 'waypoints', 'xr']
 #: Pure modules outside the core packages.
-PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/tasks',
-                'frontends/presence_monitor', 'frontends/web/map_image', 'frontends/web/outbox',
-                'frontends/web/protocol', 'frontends/web/tokens', 'frontends/web/views']
-#: Typed modules that use rclpy: the Python API for operators, the running suite, the web
-#: console.
-CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/spinning_node',
-                  'client/status', 'client/suite_client', 'client/waypoint_calls',
-                  'bringup/running_suite', 'frontends/web/actions', 'frontends/web/bridge',
-                  'frontends/web/console', 'frontends/web/gate', 'frontends/web/main',
-                  'frontends/web/server', 'frontends/web/session']
+PURE_MODULES = ['parameters', 'planar', 'quoting', 'storage', 'client/robot_search',
+                'client/tasks', 'frontends/presence_monitor', 'frontends/cli_parser',
+                'frontends/command', 'frontends/daemon/capture', 'frontends/daemon/client',
+                'frontends/daemon/control', 'frontends/daemon/protocol',
+                'frontends/web/map_image', 'frontends/web/outbox', 'frontends/web/protocol',
+                'frontends/web/tokens', 'frontends/web/views']
+#: Typed modules that use rclpy: the Python API for operators, the running suite, the robot-sm
+#: daemon, the web console.
+CLIENT_MODULES = ['client/__init__', 'client/connection', 'client/fleet', 'client/interface',
+                  'client/spinning_node', 'client/status', 'client/suite_client',
+                  'client/waypoint_calls', 'bringup/running_suite',
+                  'frontends/daemon/held_clients', 'frontends/daemon/server',
+                  'frontends/web/actions', 'frontends/web/bridge', 'frontends/web/console',
+                  'frontends/web/gate', 'frontends/web/main', 'frontends/web/server',
+                  'frontends/web/session']
 #: The controller library, a package of its own beside robot_sm.
 CONTROL = PACKAGE.parent / 'robot_sm_control' / 'robot_sm_control'
 

@@ -27,8 +27,10 @@ from robot_sm.client import SuiteClient
 from robot_sm.testing import NodeProcess, Recorder, RosHarness, SCHEDULING_SLACK, wait_until
 from robot_sm.testing.browser import Browser, unavailable_reason
 
-pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
-                                reason=unavailable_reason() or '')
+# The tests follow one another on one page: one worker of a parallel run takes them all.
+pytestmark = [pytest.mark.skipif(unavailable_reason() is not None,
+                                 reason=unavailable_reason() or ''),
+              pytest.mark.xdist_group('web_console_browser')]
 WAIT = 20.0
 #: config/remote.yaml's heartbeat_timeout.
 HEARTBEAT_TIMEOUT = 1.0

@@ -9,6 +9,7 @@ subscribed once and kept (:meth:`SuiteConnection.latched`); each message also go
 still running (:class:`robot_sm.client.tasks.Task`), in the order it arrived.
 """
 
+import copy
 from dataclasses import dataclass
 import threading
 import time
@@ -31,6 +32,23 @@ MODES = {'stopped': OperationMode.STOPPED, 'autonomy': OperationMode.AUTONOMOUS,
 MODE_NAMES = {value: name for name, value in MODES.items()}
 
 ConnectionT = TypeVar('ConnectionT', bound='SuiteConnection')
+
+
+#: Seconds after which a request not answered while its service has two servers is sent again.
+RESEND_AFTER = 1.0
+
+
+def lost_to_a_restart(node: Any, service: str, sent: float) -> bool:
+    """
+    Return whether a request sent at ``sent`` (monotonic), still unanswered, is to be sent again.
+
+    A server that died without a word stays in the graph, and matched, until its DDS lease ends
+    (20 s with Fast DDS); a request sent before its restarted successor was matched reached only
+    the dead one and is lost. While the graph shows two servers of ``service`` (a full name), a
+    request not answered within :data:`RESEND_AFTER` is sent again: a live server answers in
+    milliseconds, so it is done twice only by one slower than that.
+    """
+    return time.monotonic() - sent >= RESEND_AFTER and node.count_services(service) > 1
 
 
 class SuiteUnavailable(RuntimeError):
@@ -67,7 +85,9 @@ class SuiteConnection:
         self.context = self._spinning.context
         self.node = self._spinning.node
         self._clients: Dict[str, Any] = {}
+        self._publishers: Dict[str, Any] = {}
         self._latched: Dict[str, Any] = {}
+        self._subscriptions: Dict[str, Any] = {}
         #: Guards the latched messages and the tasks; notified on every message.
         self._changed = threading.Condition()
         self._tasks: List[Task[Result]] = []
@@ -79,6 +99,17 @@ class SuiteConnection:
         with self._changed:
             self._changed.notify_all()
         self._spinning.close()
+
+    def with_timeout(self: ConnectionT, timeout: float) -> ConnectionT:
+        """
+        Return this connection with waits of ``timeout``, sharing everything else.
+
+        For one connection kept for many callers (the robot-sm daemon): closing what it returns
+        closes the connection.
+        """
+        view = copy.copy(self)
+        view.timeout = timeout
+        return view
 
     def __enter__(self: ConnectionT) -> ConnectionT:
         return self
@@ -103,6 +134,15 @@ class SuiteConnection:
                                                                    qos_profile=qos.SERVICES)
         return client
 
+    def _publisher(self, msg_type: Any, topic: str, profile: Any) -> Any:
+        """Return the publisher on ``topic``, made on first use and kept."""
+        with self._changed:
+            publisher = self._publishers.get(topic)
+            if publisher is None:
+                publisher = self._publishers[topic] = self.node.create_publisher(
+                    msg_type, topic, profile)
+        return publisher
+
     def call(self, srv_type: Any, name: str, request: Any = None) -> Any:
         """
         Call service ``name`` (relative to the namespace) and return its response.
@@ -119,8 +159,9 @@ class SuiteConnection:
                 raise SuiteUnavailable(f'service {self._full_name(name)} is not available '
                                        f'(waited {self.timeout:g} s): is the suite running?')
             time.sleep(0.005)
-        future = client.call_async(request if request is not None else srv_type.Request())
+        request = request if request is not None else srv_type.Request()
         done = threading.Event()
+        future, sent = client.call_async(request), time.monotonic()
         future.add_done_callback(lambda _: done.set())
         while not done.wait(0.02):
             self._check_open()
@@ -128,6 +169,10 @@ class SuiteConnection:
                 client.remove_pending_request(future)
                 raise SuiteUnavailable(f'service {self._full_name(name)} did not answer within '
                                        f'{self.timeout:g} s')
+            if lost_to_a_restart(self.node, self._full_name(name), sent):
+                client.remove_pending_request(future)
+                future, sent = client.call_async(request), time.monotonic()
+                future.add_done_callback(lambda _: done.set())
         return future.result()
 
     def _trigger(self, srv_type: Any, name: str, request: Any = None) -> Result:
@@ -145,11 +190,24 @@ class SuiteConnection:
                 self._latched[topic] = msg
                 for task in self._tasks:
                     _feed(task, topic, msg)
-                self._tasks = [task for task in self._tasks if not task.is_done()]
+                self._tasks[:] = [task for task in self._tasks if not task.is_done()]
                 self._changed.notify_all()
 
         # Every change, not only the newest: a task counts the states it sees.
-        self.node.create_subscription(msg_type, topic, store, qos.STATE_CHANGES)
+        self._subscriptions[topic] = self.node.create_subscription(msg_type, topic, store,
+                                                                   qos.STATE_CHANGES)
+
+    def _current(self, topic: str) -> Any:
+        """
+        Return the newest message on a latched topic while a publisher of it is there, else None.
+
+        A connection kept for long (the robot-sm daemon's) still holds the message of a suite
+        that has gone; it counts no more once DDS says its publisher has left.
+        """
+        subscription = self._subscriptions.get(topic)
+        if subscription is None or subscription.get_publisher_count() == 0:
+            return None
+        return self._latched[topic]
 
     def _await(self, value: Callable[[], Any], timeout: float) -> Any:
         """Return ``value()`` once it is not None, or None after ``timeout`` seconds."""
@@ -171,7 +229,7 @@ class SuiteConnection:
         """
         self._check_open()
         self._subscribe_latched(msg_type, topic)
-        msg = self._await(lambda: self._latched[topic], self.timeout if wait else 0.0)
+        msg = self._await(lambda: self._current(topic), self.timeout if wait else 0.0)
         if msg is None and wait:
             raise SuiteUnavailable(f'nothing on {self.node.resolve_topic_name(topic)} within '
                                    f'{self.timeout:g} s: is the suite running?')
@@ -180,7 +238,7 @@ class SuiteConnection:
     def _last_outcome(self) -> Optional[str]:
         """Return the last outcome; published once per ended activity: a short wait, no error."""
         self._subscribe_latched(String, STATE_OUTCOME)
-        msg = self._await(lambda: self._latched[STATE_OUTCOME], 0.3)
+        msg = self._await(lambda: self._current(STATE_OUTCOME), 0.3)
         return msg.data if msg is not None else None
 
     # ---- waiting --------------------------------------------------------------------------

@@ -22,19 +22,21 @@ from dataclasses import dataclass
 import functools
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from rclpy.context import Context
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.bringup.suite_nodes import SUITE
 from robot_sm.client.connection import (
+    lost_to_a_restart,
     MODE_NAMES,
     OPERATION_MODE,
     STATE_INFO,
     STATE_OUTCOME,
     WAYPOINTS,
 )
+from robot_sm.client.robot_search import RobotSearch
 from robot_sm.client.spinning_node import SpinningNode
 from robot_sm.planar import yaw_from_quaternion
 from robot_sm_msgs.msg import OperationMode, WaypointArray
@@ -103,26 +105,6 @@ class Acknowledgement:
     seconds: Optional[float] = None
 
 
-class RobotSearch:
-    """When to stop looking for robots: ``count`` found, or (None) none new for ``settle`` s."""
-
-    def __init__(self, count: Optional[int], settle: float, now: float) -> None:
-        self.count = count
-        self.settle = settle
-        self._known: Set[str] = set()
-        self._last_new = now
-
-    def done(self, found: Iterable[str], now: float) -> bool:
-        """Take the robots found at ``now``; return whether to stop looking."""
-        seen = set(found)
-        if seen - self._known:
-            self._last_new = now
-        self._known |= seen
-        if self.count is not None:
-            return len(self._known) >= self.count
-        return bool(self._known or not self.settle) and now - self._last_new >= self.settle
-
-
 class _Robot:
     """What the fleet keeps of one robot: its latest latched messages and its clients."""
 
@@ -166,6 +148,8 @@ class FleetClient:
         self._changed = threading.Condition()
         self._robots: Dict[str, _Robot] = {}
         self._lock = threading.Lock()
+        #: When this client last found a new robot (or was made).
+        self._last_new_robot = time.monotonic()
 
     def close(self) -> None:
         """Stop following the fleet."""
@@ -186,9 +170,24 @@ class FleetClient:
             for namespace in found:
                 if namespace not in self._robots:
                     self._robots[namespace] = _Robot(self.node, namespace, self._changed)
+                    self._last_new_robot = time.monotonic()
             for namespace in set(self._robots) - set(found):
                 self._robots.pop(namespace).destroy(self.node)
         return found
+
+    def settle_left(self, settle: float = SETTLE_TIME) -> float:
+        """
+        Return how much longer to look for new robots before the fleet counts as found.
+
+        ``settle`` less the time this client has already followed the fleet without finding a
+        new robot (``settle`` while it knows none): a client that has followed the fleet for a
+        while (the robot-sm daemon's) has found them all.
+        """
+        with self._lock:
+            if not self._robots:
+                return settle
+            quiet = time.monotonic() - self._last_new_robot
+        return max(0.0, settle - quiet)
 
     def wait_for_robots(self, count: Optional[int] = None, timeout: Optional[float] = None,
                         settle: float = SETTLE_TIME) -> List[str]:
@@ -329,6 +328,7 @@ class FleetClient:
         """
         began = time.monotonic()
         futures: Dict[str, Any] = {}
+        sent: Dict[str, float] = {}
         answers: Dict[str, Any] = dict.fromkeys(robots)
         discovering = discovery is not None and not discovery.done(robots, began)
 
@@ -347,10 +347,10 @@ class FleetClient:
                 discovering = discovery is not None and not discovery.done(
                     robots, time.monotonic())
             for namespace, robot in robots.items():
-                client = robot.clients[service]
-                if namespace not in futures and client.service_is_ready():
-                    future = client.call_async(request())
-                    futures[namespace] = future
+                if self._due(robot, namespace, service, futures, sent.get(namespace, 0.0),
+                             answers[namespace]):
+                    future = robot.clients[service].call_async(request())
+                    futures[namespace], sent[namespace] = future, time.monotonic()
                     future.add_done_callback(
                         lambda future, namespace=namespace: answered(namespace, future))
             with self._changed:
@@ -365,6 +365,17 @@ class FleetClient:
                 self._changed.wait(min(remaining, 0.005 if discovering or len(futures) < len(
                     robots) else 0.05))
         return self._results(robots, service, answers, futures, began)
+
+    def _due(self, robot: _Robot, namespace: str, service: str, futures: Dict[str, Any],
+             sent: float, answer: Any) -> bool:
+        """Return whether to send ``robot`` the request now: once matched, again if lost."""
+        client = robot.clients[service]
+        if namespace not in futures:
+            return bool(client.service_is_ready())
+        if answer is None and lost_to_a_restart(self.node, topic_in(namespace, service), sent):
+            client.remove_pending_request(futures[namespace])
+            return True
+        return False
 
     def _results(self, robots: Dict[str, _Robot], service: str, answers: Dict[str, Any],
                  futures: Dict[str, Any], began: float) -> Dict[str, Tuple[Any, str]]:

@@ -37,10 +37,10 @@ from robot_sm.client.connection import (
     OPERATION_MODE,
     Result,
     STATE_INFO,
-    STATE_OUTCOME,
     SuiteUnavailable,
     WAYPOINTS,
 )
+from robot_sm.client.interface import LATCHED_TOPICS, SERVICES, SIMPLE_GOAL, STATUS_TOPICS
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
     held_because,
@@ -48,7 +48,7 @@ from robot_sm.client.status import (
     Status,
     waypoint_infos,
 )
-from robot_sm.client.tasks import Activity, Task, WaitTimeout
+from robot_sm.client.tasks import Activity, Task, TaskEnded, WaitTimeout
 from robot_sm.client.waypoint_calls import planar_pose, WaypointCalls
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import GetRobotPose, SetOperationMode
@@ -61,6 +61,14 @@ SIMPLE_GOAL_IGNORED_IN = ('Boot', 'Emergency Stop', 'Teleoperation')
 
 class SuiteClient(WaypointCalls):
     """A connection to a running suite in the namespace ``namespace``: the operator's calls."""
+
+    def prepare(self) -> None:
+        """Subscribe to every topic and make every service client the calls use, at once."""
+        for msg_type, topic in LATCHED_TOPICS:
+            self._subscribe_latched(msg_type, topic)
+        for srv_type, name in SERVICES:
+            self._client(srv_type, name)
+        self._publisher(*SIMPLE_GOAL, qos.EVENTS)
 
     def wait_for_mode(self, mode: Optional[str] = None, emergency_stop: Optional[bool] = None,
                       timeout: Optional[float] = None) -> ModeState:
@@ -110,7 +118,7 @@ class SuiteClient(WaypointCalls):
 
     def go_to(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Task[Result]:
         """
-        Send a simple goal as :meth:`send_goal` does; return its task.
+        Send a simple goal as :meth:`send_goal` does (without its wait); return its task.
 
         The goal is REJECTED if it is not a pose, if the state interface ignores it (its outcome
         says why), or in a state that takes no simple goal (:data:`SIMPLE_GOAL_IGNORED_IN`).
@@ -119,9 +127,33 @@ class SuiteClient(WaypointCalls):
             state = self._latched[STATE_INFO].data
             if state in SIMPLE_GOAL_IGNORED_IN:
                 return Result(False, f'{state}: a simple goal is not taken in this state')
-            return self.send_goal(x, y, yaw, frame_id)
+            # The task follows the suite's answer: no wait for acknowledgements.
+            return self._publish_goal(x, y, yaw, frame_id)
 
         return self._start_task(Activity.SIMPLE_GOAL, start, self.cancel_goal)
+
+    def take_goal(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Result:
+        """
+        Send a simple goal as :meth:`go_to` does; return once the state interface took it or not.
+
+        Success once a state of the simple goal has run (``goal (X, Y, yaw YAW) sent``), failure
+        with the reason when the goal was not taken (the state interface's outcome, or the state
+        that takes no simple goal).
+
+        :raises SuiteUnavailable: if neither is seen within the timeout.
+        """
+        self._goal_publisher()  # first, so that a missing state interface is named by it
+        task = self.go_to(x, y, yaw, frame_id)
+        try:
+            task.wait_for_feedback(lambda feedback: feedback.goals > 0, self.timeout)
+        except TaskEnded as ended:
+            if ended.result.feedback.goals == 0:
+                return Result(False, ended.result.message)
+        except WaitTimeout:
+            raise SuiteUnavailable(
+                f'the state interface did not take the goal within {self.timeout:g} s (its '
+                f'state stayed {task.feedback().state}): is it running?') from None
+        return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
 
     def set_emergency_stop(self, engaged: bool) -> Result:
         """
@@ -212,32 +244,45 @@ class SuiteClient(WaypointCalls):
         ``ros2 topic pub --once robot_sm/simple_goal geometry_msgs/msg/PoseStamped
         "{header: {frame_id: map}, pose: {position: {x: 1.0, y: 2.0}}}"``
         """
+        result = self._publish_goal(x, y, yaw, frame_id)
+        if not result.success:
+            return result
+        # A process that ends at once would take an unacknowledged goal along. Polled: rclpy's
+        # wait_for_all_acked holds the GIL while it waits, which froze every thread of the
+        # caller's process (a web console's event loop, a panel's GUI, the robot-sm daemon) until
+        # the state interface acknowledged, up to seconds on a loaded machine.
+        publisher, deadline = self._goal_publisher(), time.monotonic() + self.timeout
+        while not publisher.wait_for_all_acked(Duration()) and time.monotonic() < deadline:
+            self._check_open()
+            time.sleep(0.005)
+        return result
+
+    def _publish_goal(self, x: float, y: float, yaw: float, frame_id: str) -> Result:
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        publisher = self.node.create_publisher(PoseStamped, 'robot_sm/simple_goal', qos.EVENTS)
-        try:
-            deadline = time.monotonic() + self.timeout
-            while publisher.get_subscription_count() == 0:
-                self._check_open()
-                if time.monotonic() >= deadline:
-                    raise SuiteUnavailable(
-                        f'nobody subscribes to {publisher.topic_name} (waited '
-                        f'{self.timeout:g} s): is the state interface running?')
-                time.sleep(0.01)
-            goal = PoseStamped(pose=pose)
-            goal.header.frame_id = frame_id
-            goal.header.stamp = self.node.get_clock().now().to_msg()
-            publisher.publish(goal)
-            # Polled: rclpy's wait_for_all_acked holds the GIL while it waits, which froze every
-            # thread of the caller's process (a web console's event loop, a panel's GUI) until
-            # the state interface acknowledged, up to seconds on a loaded machine.
-            while not publisher.wait_for_all_acked(Duration()) and time.monotonic() < deadline:
-                self._check_open()
-                time.sleep(0.005)
-        finally:
-            self.node.destroy_publisher(publisher)
+        goal = PoseStamped(pose=pose)
+        goal.header.frame_id = frame_id
+        goal.header.stamp = self.node.get_clock().now().to_msg()
+        self._goal_publisher().publish(goal)
         return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
+
+    def _goal_publisher(self) -> Any:
+        """
+        Return the publisher of simple goals (made once) once the state interface subscribes.
+
+        :raises SuiteUnavailable: if nobody subscribes within the timeout.
+        """
+        publisher = self._publisher(*SIMPLE_GOAL, qos.EVENTS)
+        deadline = time.monotonic() + self.timeout
+        while publisher.get_subscription_count() == 0:
+            self._check_open()
+            if time.monotonic() >= deadline:
+                raise SuiteUnavailable(
+                    f'nobody subscribes to {publisher.topic_name} (waited '
+                    f'{self.timeout:g} s): is the state interface running?')
+            time.sleep(0.01)
+        return publisher
 
     def cancel_goal(self) -> Result:
         """
@@ -275,11 +320,8 @@ class SuiteClient(WaypointCalls):
     def status(self) -> Status:
         """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""
         status = Status()
-        topics = ((String, STATE_INFO), (OperationMode, OPERATION_MODE),
-                  (String, 'robot_sm/selected_input'), (WaypointArray, WAYPOINTS),
-                  (Bool, 'robot_sm/reverse_mode'), (String, STATE_OUTCOME))
         # Subscribe to everything first, so that it is all discovered at the same time.
-        for msg_type, topic in topics:
+        for msg_type, topic in STATUS_TOPICS:
             self._subscribe_latched(msg_type, topic)
         self._client(GetRobotPose, 'robot_sm/get_robot_pose')
         status.state = self.latched(String, STATE_INFO).data

@@ -5,26 +5,28 @@ robot-sm: start a robot_sm suite, and operate a running one, from the command li
 Shaped like a ros2cli command: one function per verb (:mod:`robot_sm.frontends.cli_verbs`), whose
 docstring is its help, registered in one table (:data:`VERBS`), from which ``robot-sm``,
 ``ros2 robot_sm`` (the ros2cli.command entry point, :class:`Ros2Command`) and argcomplete's
-completion are all built. Each verb is a thin front-end over :mod:`robot_sm.client` (``up`` over
-:func:`robot_sm.bringup.up.run_up`). Exit codes: 0 when the suite did what was asked (``up``: when
-stopped by SIGINT or SIGTERM), 1 when it answered ``success=false`` (its message is printed), 2 on
-a usage error, a world or parameter file ``up`` cannot use, or when the suite did not answer
-within ``--timeout``.
+completion are all built (:mod:`robot_sm.frontends.cli_parser`). Each verb is a thin front-end
+over :mod:`robot_sm.client` (``up`` over :func:`robot_sm.bringup.up.run_up`); most are done by
+the ``robot-sm`` daemon (:mod:`robot_sm.frontends.daemon`) when one runs, with the same output.
+Exit codes: 0 when the suite did what was asked (``up``: when stopped by SIGINT or SIGTERM), 1
+when it answered ``success=false`` (its message is printed), 2 on a usage error, a world or
+parameter file ``up`` cannot use, or when the suite did not answer within ``--timeout``.
 """
 
 import argparse
-import dataclasses
-import inspect
 import json
+import os
 import sys
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from robot_sm.frontends import cli_arguments as arguments, cli_verbs as verbs
+from robot_sm.frontends.cli_parser import add_verbs
 from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
+from robot_sm.frontends.command import entry_point
+from robot_sm.frontends.daemon import control as daemon_control
 
 
-@dataclasses.dataclass(frozen=True)
-class Verb:
+class Verb(NamedTuple):
     """
     A verb: the function that does it, whose docstring is its help, and the arguments it takes.
 
@@ -37,6 +39,15 @@ class Verb:
     function: Callable[..., Any]
     arguments: Sequence[Callable[[argparse.ArgumentParser], None]] = ()
     asks_suite: bool = True
+    #: Whether the daemon does it (:mod:`robot_sm.frontends.daemon`); ``--watch`` never.
+    in_daemon: bool = True
+    #: Whether doing it twice does what doing it once does (it reads, or sets a value): then a
+    #: daemon that ends before it answers is taken over by the command's own process.
+    repeatable: bool = False
+
+    def for_daemon(self, args: argparse.Namespace) -> bool:
+        """Return whether the command ``args`` name is one the daemon does."""
+        return self.in_daemon and not args.no_daemon and not getattr(args, 'watch', False)
 
     def main(self, args: argparse.Namespace, emit: Emit) -> int:
         """Do what the verb does; return the exit code."""
@@ -50,24 +61,25 @@ class Verb:
 
 #: Every verb, by the words that name it, in the order ``--help`` lists them.
 VERBS: Dict[str, Verb] = {
-    'up': Verb(verbs.up, [arguments.up_options], asks_suite=False),
-    'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False),
-    'web': Verb(verbs.web, [arguments.web_options], asks_suite=False),
-    'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False),
-    'cycle': Verb(verbs.cycle, asks_suite=False),
+    'up': Verb(verbs.up, [arguments.up_options], asks_suite=False, in_daemon=False),
+    'connect': Verb(verbs.connect, [arguments.connect_options], asks_suite=False,
+                    in_daemon=False),
+    'web': Verb(verbs.web, [arguments.web_options], asks_suite=False, in_daemon=False),
+    'status': Verb(verbs.status, [arguments.watch_option], asks_suite=False, repeatable=True),
+    'cycle': Verb(verbs.cycle, asks_suite=False, repeatable=True),
     'fleet': Verb(verbs.fleet, [arguments.watch_option, arguments.expect_option],
-                  asks_suite=False),
+                  asks_suite=False, repeatable=True),
     'fleet estop': Verb(verbs.fleet_estop, [arguments.on_off, arguments.expect_option],
-                        asks_suite=False),
-    'estop': Verb(verbs.estop, [arguments.on_off]),
-    'mode': Verb(verbs.mode, [arguments.mode_name]),
+                        asks_suite=False, repeatable=True),
+    'estop': Verb(verbs.estop, [arguments.on_off], repeatable=True),
+    'mode': Verb(verbs.mode, [arguments.mode_name], repeatable=True),
     'waypoint add': Verb(verbs.waypoint_add, [arguments.pose, arguments.routine_and_insertion]),
     'waypoint here': Verb(verbs.waypoint_here, [arguments.routine_and_insertion]),
-    'waypoint list': Verb(verbs.waypoint_list, asks_suite=False),
+    'waypoint list': Verb(verbs.waypoint_list, asks_suite=False, repeatable=True),
     'waypoint move': Verb(verbs.waypoint_move, [arguments.position, arguments.pose]),
     'waypoint remove': Verb(verbs.waypoint_remove, [arguments.position]),
     'waypoint routine': Verb(verbs.waypoint_routine, [arguments.position, arguments.routine_name]),
-    'waypoint routines': Verb(verbs.waypoint_routines),
+    'waypoint routines': Verb(verbs.waypoint_routines, repeatable=True),
     'waypoint reset': Verb(verbs.waypoint_reset),
     'follow start': Verb(verbs.follow_start, [arguments.follow_options]),
     'follow stop': Verb(verbs.follow_stop),
@@ -75,90 +87,27 @@ VERBS: Dict[str, Verb] = {
     'explore stop': Verb(verbs.explore_stop),
     'goal send': Verb(verbs.goal_send, [arguments.pose, arguments.goal_frame]),
     'goal cancel': Verb(verbs.goal_cancel),
-    'reverse': Verb(verbs.reverse, [arguments.on_off]),
-    'plugins': Verb(verbs.plugins, asks_suite=False),
-    'record': Verb(verbs.record, [arguments.record_options], asks_suite=False),
+    'reverse': Verb(verbs.reverse, [arguments.on_off], repeatable=True),
+    'plugins': Verb(verbs.plugins, asks_suite=False, repeatable=True),
+    'record': Verb(verbs.record, [arguments.record_options], asks_suite=False, in_daemon=False),
+    'daemon start': Verb(daemon_control.start, asks_suite=False, in_daemon=False),
+    'daemon stop': Verb(daemon_control.stop, [arguments.all_daemons], asks_suite=False,
+                        in_daemon=False),
+    'daemon status': Verb(daemon_control.status, [arguments.all_daemons], asks_suite=False,
+                          in_daemon=False),
 }
 #: Help of the commands that group verbs.
 GROUPS = {'waypoint': 'edit the waypoint list', 'follow': 'start or stop waypoint following',
-          'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel'}
+          'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel',
+          'daemon': 'start, stop or show the daemon that does the commands'}
 #: The verb a group's first word stands for when it is not one of the group's verbs.
 DEFAULT_VERBS = {'goal': 'send'}
 
 
-class _VerbsWithDefault(Mapping[str, argparse.ArgumentParser]):
-    """A group's verbs where any other first word is let through, to start the default verb."""
-
-    def __init__(self, parsers: Dict[str, argparse.ArgumentParser]) -> None:
-        self._parsers = parsers
-
-    def __contains__(self, word: object) -> bool:
-        return True
-
-    def __getitem__(self, word: str) -> argparse.ArgumentParser:
-        return self._parsers[word]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._parsers)
-
-    def __len__(self) -> int:
-        return len(self._parsers)
-
-
-class _DefaultVerbAction(argparse._SubParsersAction):  # type: ignore[type-arg]
-    """Subcommands where a first word that is not a verb starts the default verb."""
-
-    default_verb = ''
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: Optional[str] = None) -> None:
-        if values and values[0] not in self._name_parser_map:
-            values = [self.default_verb, *values]
-        super().__call__(parser, namespace, values, option_string)
-
-
-def _help(verb: Verb) -> str:
-    """Return the first line of a verb's docstring, as argparse's help of it."""
-    summary = (inspect.getdoc(verb.function) or '').splitlines()[0]
-    return summary[0].lower() + summary[1:].rstrip('.')
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options and every verb of :data:`VERBS` to ``parser`` (robot-sm's, or ros2's)."""
-    parser.add_argument('--namespace', '-n', default='',
-                        help='namespace the suite runs in (default: the root)')
-    parser.add_argument('--timeout', '-t', type=arguments.finite, default=5.0,
-                        help='seconds to wait for the suite to answer (default 5)')
-    parser.add_argument('--json', action='store_true', help='print machine-readable JSON')
-    commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
-    groups: Dict[str, Any] = {}
-    verb_parsers: Dict[str, argparse.ArgumentParser] = {}
-    for words, verb in VERBS.items():
-        command, _, name = words.partition(' ')
-        if not name:
-            subparsers = commands
-            name = command
-        elif command in groups:
-            subparsers = groups[command]
-        elif command in verb_parsers:  # a verb with verbs of its own: fleet, fleet estop
-            subparsers = groups[command] = verb_parsers[command].add_subparsers(
-                dest='verb', metavar='VERB', required=False)
-        else:
-            group = commands.add_parser(command, help=GROUPS[command])
-            default = DEFAULT_VERBS.get(command)
-            if default:
-                group.register('action', 'parsers', _DefaultVerbAction)
-            subparsers = groups[command] = group.add_subparsers(
-                dest='verb', metavar='VERB', required=True)
-            if default:
-                subparsers.default_verb = default
-                subparsers.choices = _VerbsWithDefault(subparsers._name_parser_map)
-        verb_parser = subparsers.add_parser(name, help=_help(verb),
-                                            description=inspect.getdoc(verb.function))
-        for add in verb.arguments:
-            add(verb_parser)
-        verb_parser.set_defaults(run_verb=verb)
-        verb_parsers[words] = verb_parser
+    arguments.common_options(parser)
+    add_verbs(parser, VERBS, GROUPS, DEFAULT_VERBS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -171,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _jsonable(value: Any) -> Any:
+    import dataclasses
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {key: _jsonable(item) for key, item in dataclasses.asdict(value).items()}
     if isinstance(value, (list, tuple)):
@@ -180,19 +130,40 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Run the robot-sm command; return its exit code."""
+def main(argv: Optional[List[str]] = None, start_daemon: bool = False) -> int:
+    """
+    Parse and run the robot-sm command line ``argv`` in this process; return its exit code.
+
+    ``start_daemon``: start the daemon afterwards (for the next commands) if it would have done
+    this one. ``robot-sm`` itself asks the daemon first (:mod:`robot_sm.frontends.command`).
+    """
     parser = build_parser()
-    try:
-        import argcomplete
-        argcomplete.autocomplete(parser)
-    except ImportError:
-        pass
+    if '_ARGCOMPLETE' in os.environ:  # completing: the shell's Tab, not a command
+        try:
+            import argcomplete
+            argcomplete.autocomplete(parser)
+        except ImportError:
+            pass
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_UNAVAILABLE if exit_.code else EXIT_OK
-    return run(args)
+    try:
+        return run(args)
+    finally:
+        if start_daemon and args.run_verb.for_daemon(args):
+            _start_daemon(args)
+
+
+def _start_daemon(args: argparse.Namespace) -> None:
+    """Start the daemon, with the suite or the fleet of this command prepared."""
+    from robot_sm.frontends.daemon import client, protocol
+    fleet = args.run_verb in (VERBS['fleet'], VERBS['fleet estop'])
+    prepare = f'fleet:{args.namespace or "/"}' if fleet else f'suite:{args.namespace}'
+    try:
+        client.start_daemon(protocol.socket_path(protocol.environment()), prepare)
+    except protocol.DaemonUnusable:
+        pass
 
 
 def run(args: argparse.Namespace) -> int:
@@ -201,19 +172,18 @@ def run(args: argparse.Namespace) -> int:
     def emit(data: Any, text: str) -> None:
         print(json.dumps(_jsonable(data), indent=2) if args.json else text)
 
-    from robot_sm.client import SuiteUnavailable
     try:
         return args.run_verb.main(args, emit)
-    except SuiteUnavailable as error:
-        print(f'robot-sm: {error}', file=sys.stderr)
-        return EXIT_UNAVAILABLE
     except KeyboardInterrupt:
         return EXIT_OK
-
-
-def entry_point() -> None:
-    """Console script entry point."""
-    sys.exit(main())
+    except Exception as error:  # noqa: B902 - one kind is an answer, the others are raised
+        # Only robot_sm.client raises SuiteUnavailable: a verb that never imported it (plugins,
+        # daemon) did not, and leaves rclpy unimported.
+        connection = sys.modules.get('robot_sm.client.connection')
+        if connection is None or not isinstance(error, connection.SuiteUnavailable):
+            raise
+        print(f'robot-sm: {error}', file=sys.stderr)
+        return EXIT_UNAVAILABLE
 
 
 class Ros2Command:

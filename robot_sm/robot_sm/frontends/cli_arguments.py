@@ -24,6 +24,27 @@ def complete_worlds(**_: Any) -> Iterable[str]:
     return shipped_worlds()
 
 
+def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) -> None:
+    """
+    Add --namespace, --timeout and --json: before the verb, and (``after_verb``) after it.
+
+    After the verb, as ros2cli's options are (``robot-sm status --json``), an option given
+    there wins over the same before the verb; not given, it leaves that one's value.
+    """
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if after_verb else value
+
+    parser.add_argument('--namespace', '-n', default=default(''),
+                        help='namespace the suite runs in (default: the root)')
+    parser.add_argument('--timeout', '-t', type=finite, default=default(5.0),
+                        help='seconds to wait for the suite to answer (default 5)')
+    parser.add_argument('--json', action='store_true', default=default(False),
+                        help='print machine-readable JSON')
+    parser.add_argument('--no-daemon', action='store_true', default=default(False),
+                        help='do the command in this process, not in the robot-sm daemon '
+                             '(also: ROBOT_SM_NO_DAEMON=1)')
+
+
 def on_off(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('action', choices=['on', 'off'])
 
@@ -136,3 +157,8 @@ def explore_options(parser: argparse.ArgumentParser) -> None:
                         help='abandon a goal as soon as it is no longer a frontier')
     parser.add_argument('--finish', dest='interrupt', action='store_false',
                         help='always finish the current goal (default)')
+
+
+def all_daemons(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--all', action='store_true',
+                        help='every daemon of this user, whatever their environment')

@@ -26,10 +26,32 @@ EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE = 0, 1, 2
 Emit = Callable[[Any, str], None]
 
 
+class FreshClients:
+    """
+    Where the verbs get their clients: a new one for each command.
+
+    The robot-sm daemon puts clients it keeps in its place
+    (:class:`robot_sm.frontends.daemon.held_clients.HeldClients`).
+    """
+
+    def suite(self, namespace: str, timeout: float) -> Any:
+        """Return a client of the suite in ``namespace`` (a context manager)."""
+        from robot_sm.client import SuiteClient
+        return SuiteClient(namespace=namespace, timeout=timeout)
+
+    def fleet(self, within: str, timeout: float) -> Any:
+        """Return a client of every suite under ``within`` (a context manager)."""
+        from robot_sm.client.fleet import FleetClient
+        return FleetClient(within=within, timeout=timeout)
+
+
+#: Where the verbs get their clients.
+CLIENTS = FreshClients()
+
+
 def suite_of(args: argparse.Namespace) -> Any:
     """Return a client of the suite in ``--namespace`` (a context manager)."""
-    from robot_sm.client import SuiteClient
-    return SuiteClient(namespace=args.namespace, timeout=args.timeout)
+    return CLIENTS.suite(args.namespace, args.timeout)
 
 
 def up(args: argparse.Namespace, emit: Emit) -> int:
@@ -104,8 +126,7 @@ def fleet(args: argparse.Namespace, emit: Emit) -> int:
     once --expect robots are found, or else once no new robot has come for 3 s (--watch: at
     once, and robots come and go as they are found and leave).
     """
-    from robot_sm.client.fleet import FleetClient
-    with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
+    with CLIENTS.fleet(args.namespace or '/', args.timeout) as client:
         while args.watch:
             # A robot that stopped answering holds a refresh up to a second, not --timeout.
             shown = client.status(timeout=min(args.timeout, 1.0))
@@ -113,10 +134,11 @@ def fleet(args: argparse.Namespace, emit: Emit) -> int:
                              f'no robot_sm suite found under {client.within} yet') + '\n')
             sys.stdout.flush()
             time.sleep(1.0)
-        found = client.wait_for_robots(args.expect)
+        found = client.wait_for_robots(args.expect, timeout=args.timeout,
+                                       settle=client.settle_left())
         if not found:
             return _no_robots(client.within, args.timeout)
-        shown = client.status()
+        shown = client.status(timeout=args.timeout)
     emit(shown, format_fleet(shown))
     if args.expect is not None and len(found) < args.expect:
         print(f'robot-sm: expected {args.expect} robots, found {len(found)}', file=sys.stderr)
@@ -135,11 +157,10 @@ def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:
     than --expect were found). Releasing releases the e-stop only: nothing moves until a mode
     is selected.
     """
-    from robot_sm.client.fleet import FleetClient, SETTLE_TIME
     engaged = args.action == 'on'
-    with FleetClient(within=args.namespace or '/', timeout=args.timeout) as client:
-        acknowledgements = client.emergency_stop(engaged, expect=args.expect,
-                                                 settle=SETTLE_TIME)
+    with CLIENTS.fleet(args.namespace or '/', args.timeout) as client:
+        acknowledgements = client.emergency_stop(engaged, timeout=args.timeout,
+                                                 expect=args.expect, settle=client.settle_left())
         if not acknowledgements:
             return _no_robots(client.within, args.timeout)
     emit(acknowledgements, format_acknowledgements(acknowledgements, engaged))
@@ -239,7 +260,7 @@ def explore_stop(suite: Any, args: argparse.Namespace) -> Any:
 
 def goal_send(suite: Any, args: argparse.Namespace) -> Any:
     """Drive to X Y [YAW]; 'send' may be left out (robot-sm goal X Y)."""
-    return suite.send_goal(args.x, args.y, args.yaw, args.frame)
+    return suite.take_goal(args.x, args.y, args.yaw, args.frame)
 
 
 def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:
