@@ -33,11 +33,12 @@ import tempfile
 import threading
 from typing import Any, Dict, Iterator, List, Optional
 
-from operator_suite import scripted, StartSuite
+from operator_suite import cli_command, scripted, StartSuite
 import pytest
 
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.testing import RosHarness
+from robot_sm.testing.private_daemons import PrivateDaemons
 from robot_sm.testing.ros_domain import claim_ros_domain
 from robot_sm.testing.two_host_rig import (
     TwoHostRig,
@@ -155,6 +156,28 @@ def start_scripted(start_suite: StartSuite) -> StartSuite:
 def suite(start_scripted: StartSuite) -> RunningSuite:
     """Start the suite with ScriptedNavigation (4 ticks a goal), no robot."""
     return start_scripted()
+
+
+@pytest.fixture(scope='module')
+def cli_daemon() -> Iterator[PrivateDaemons]:
+    """
+    Run the module's ``robot-sm`` commands through a daemon, as an operator's commands run.
+
+    The daemon's socket folder is the module's own, and every daemon started there is stopped
+    when the module ends. (Elsewhere commands run by themselves: ``ROBOT_SM_NO_DAEMON``.)
+    """
+    daemons = PrivateDaemons()
+    saved = {name: os.environ.get(name) for name in daemons.env}
+    os.environ.update(daemons.env)
+    try:
+        yield daemons
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        daemons.close(cli_command())
 
 
 @pytest.fixture(scope='module')
