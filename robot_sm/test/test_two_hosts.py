@@ -27,6 +27,7 @@ from operator_suite import cli_command
 import pytest
 from robot_sm.bringup.parameter_files import load_parameter_file, parameters_for
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
+from robot_sm.testing.private_daemons import PrivateDaemons
 from robot_sm.testing.topic_probe import EchoLog
 from robot_sm.testing.two_host_rig import OPERATOR, ROBOT, slow_link_unavailable_reason, TwoHostRig
 
@@ -85,6 +86,8 @@ class TwoHosts:
     def __init__(self, rig: TwoHostRig, folder: pathlib.Path) -> None:
         self.rig = rig
         self.robot_sm = cli_command()
+        #: The operator's commands go through a daemon on the operator host, as an operator's do.
+        self.daemons = PrivateDaemons()
         self.robot = EchoLog(folder / 'robot.jsonl')
         self.operator = EchoLog(folder / 'operator.jsonl')
         rig.start(ROBOT, [*PROBE, str(self.robot.path), *ROBOT_TOPICS])
@@ -103,7 +106,7 @@ class TwoHosts:
     def cli(self, *args: str, timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess:
         """Run ``robot-sm ARGS`` on the operator host."""
         return self.rig.run(OPERATOR, [*self.robot_sm, '--timeout', f'{timeout:g}', *args],
-                            timeout=timeout + 30.0)
+                            timeout=timeout + 30.0, env=self.daemons.env)
 
     def ok(self, *args: str, timeout: float = CLI_TIMEOUT) -> float:
         """Run ``robot-sm ARGS``, assert it succeeded; return when it was started."""
@@ -210,7 +213,11 @@ class TwoHosts:
 @pytest.fixture(scope='module')
 def hosts(two_host_rig: TwoHostRig,
           tmp_path_factory: pytest.TempPathFactory) -> Iterator[TwoHosts]:
-    yield TwoHosts(two_host_rig, tmp_path_factory.mktemp('two_hosts'))
+    hosts = TwoHosts(two_host_rig, tmp_path_factory.mktemp('two_hosts'))
+    try:
+        yield hosts
+    finally:
+        hosts.daemons.close(hosts.robot_sm)
 
 
 def report(**figures: float) -> None:
@@ -284,14 +291,17 @@ def test_when_the_link_returns_nothing_moves_until_release_and_a_start(hosts: Tw
 def test_teleoperation_cut_mid_command_stops_and_engages_the_heartbeat_stop(
         hosts: TwoHosts) -> None:
     hosts.release()
-    # The operator takes the robot: after a (re)start nothing drives until a mode is selected.
-    started = hosts.ok('mode', 'teleop')
+    # The operator takes the robot (after a start nothing drives until a mode is selected), and
+    # nothing drives it until the operator's stream does.
+    selected = hosts.ok('mode', 'teleop')
+    hosts.robot.wait_for('robot_sm/operation_mode', lambda m: m['mode'] == 2,
+                         timeout=WAIT, after=selected)
+    hosts.stopped(after=selected)
+    started = time.monotonic()
     stream = hosts.rig.start(OPERATOR, [
         sys.executable, '-m', 'robot_sm.testing.topic_probe', 'stream', 'teleoperation/cmd_vel',
         'geometry_msgs/msg/Twist', '20', '{"linear": {"x": 0.2}}'])
     try:
-        hosts.robot.wait_for('robot_sm/operation_mode', lambda m: m['mode'] == 2,
-                             timeout=WAIT, after=started)
         hosts.moving(after=started)
         cut = hosts.rig.cut()
         try:
@@ -322,6 +332,9 @@ def test_a_slow_link_keeps_the_suite_working_and_the_cli_answering(hosts: TwoHos
     if reason:
         pytest.skip(reason)
     hosts.driving()
+    # The operator's console has been showing the robot: its daemon follows the suite already.
+    for command in (['status'], ['waypoint', 'list']):
+        hosts.ok(*command)
     hosts.rig.slow_down()
     try:
         slowed = time.monotonic()
