@@ -25,7 +25,7 @@ NODES: Dict[str, Dict[str, object]] = {
     'base_controller': {},
     'robot_sim': {'world': 'office', 'update_frequency': 200.0, 'sensor_frequency': 50.0},
 }
-ROUNDS = 6
+ROUNDS = 4
 
 
 def start_nodes(ros: RosHarness) -> List[NodeProcess]:
