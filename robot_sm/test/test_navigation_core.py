@@ -6,7 +6,7 @@ import pathlib
 import numpy as np
 import pytest
 from robot_sm.grid import load_map, OccupancyGrid, OCCUPIED, UNKNOWN
-from robot_sm.navigation import Costmap, NoPathError, plan_path, PurePursuit
+from robot_sm.navigation import Costmap, NavigatorConfig, NoPathError, plan_path, PurePursuit
 from robot_sm.planar import Pose2D
 from robot_sm.sim import BaseSettings, DiffDriveBase
 
@@ -68,7 +68,7 @@ def drive(world: OccupancyGrid, start: Pose2D, goal: Pose2D, reverse: bool = Fal
           seconds: float = 60.0) -> DiffDriveBase:
     costmap = Costmap(world, robot_radius=0.12, inflation_radius=0.35)
     base = DiffDriveBase(world, start, BaseSettings(robot_radius=0.1))
-    follower = PurePursuit(max_linear=0.4)
+    follower = PurePursuit(NavigatorConfig(max_linear=0.4, yaw_tolerance=0.15))
     follower.set_path(plan_path(costmap, (start.x, start.y), (goal.x, goal.y)),
                       goal_yaw=goal.yaw, reverse=reverse)
     t, dt = 0.0, 0.05

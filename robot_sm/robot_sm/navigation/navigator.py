@@ -19,6 +19,7 @@ import math
 from typing import List, Optional, Tuple
 
 from robot_sm.grid.occupancy_grid import OccupancyGrid
+from robot_sm.navigation.config import NavigatorConfig
 from robot_sm.navigation.costmap import Costmap
 from robot_sm.navigation.planner import NoPathError, plan_path
 from robot_sm.navigation.pure_pursuit import PurePursuit, VelocityCommand
@@ -44,28 +45,6 @@ class NavigationStep:
     message: str = ''
 
 
-@dataclass(frozen=True)
-class NavigatorConfig:
-    """Parameters of :class:`GridNavigator` (metres, seconds, radians)."""
-
-    robot_radius: float = 0.12
-    inflation_radius: float = 0.35
-    allow_unknown: bool = True
-    max_linear: float = 0.3
-    max_angular: float = 1.5
-    lookahead: float = 0.35
-    xy_tolerance: float = 0.1
-    yaw_tolerance: float = 0.2
-    use_goal_yaw: bool = True
-    replan_period: float = 2.0
-    pose_tolerance: float = 0.1
-    idle_timeout: float = 10.0
-    unstuck_duration: float = 2.0
-    unstuck_speed: float = 0.1
-    max_plan_failures: int = 3
-    goal_relax_radius: float = 0.0
-
-
 class GridNavigator:
     """Plan on the latest map and follow the plan with pure pursuit."""
 
@@ -74,10 +53,7 @@ class GridNavigator:
             raise ValueError(f'idle_timeout ({config.idle_timeout}) must be longer than '
                              f'unstuck_duration ({config.unstuck_duration})')
         self.config = config
-        self.follower = PurePursuit(
-            max_linear=config.max_linear, max_angular=config.max_angular,
-            lookahead=config.lookahead, xy_tolerance=config.xy_tolerance,
-            yaw_tolerance=config.yaw_tolerance)
+        self.follower = PurePursuit(config)
         self.costmap: Optional[Costmap] = None
         self.path: List[Point] = []
         self.goal: Optional[Pose2D] = None

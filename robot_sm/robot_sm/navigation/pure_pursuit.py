@@ -4,9 +4,16 @@ from dataclasses import dataclass
 import math
 from typing import List, Optional, Sequence, Tuple
 
+from robot_sm.navigation.config import NavigatorConfig
 from robot_sm.planar import Pose2D, wrap_angle
 
 Point = Tuple[float, float]
+#: Turn in place while the lookahead point is more than this off the heading (rad).
+ROTATE_THRESHOLD = 0.8
+#: Yaw rate per radian of heading error (1/s).
+ANGULAR_GAIN = 2.5
+#: Slow down within this distance of the goal (m), to a fifth of the top speed at most.
+SLOWDOWN_DISTANCE = 0.4
 
 
 @dataclass(frozen=True)
@@ -32,28 +39,14 @@ class PurePursuit:
     Steer along a path towards a lookahead point; finish at the goal position and heading.
 
     With ``reverse`` true the robot drives backwards along the path (its rear leads). When the
-    lookahead point lies more than ``rotate_threshold`` radians off the heading the robot turns in
+    lookahead point lies more than :data:`ROTATE_THRESHOLD` off the heading the robot turns in
     place first. Within ``xy_tolerance`` of the last point it turns to ``goal_yaw`` (when given)
     and then reports done.
     """
 
-    def __init__(self, max_linear: float = 0.3, max_angular: float = 1.5,
-                 lookahead: float = 0.35, xy_tolerance: float = 0.1,
-                 yaw_tolerance: float = 0.15, rotate_threshold: float = 0.8,
-                 angular_gain: float = 2.5, slowdown_distance: float = 0.4) -> None:
-        for name, value in (('max_linear', max_linear), ('max_angular', max_angular),
-                            ('lookahead', lookahead), ('xy_tolerance', xy_tolerance),
-                            ('yaw_tolerance', yaw_tolerance)):
-            if not (math.isfinite(value) and value > 0.0):
-                raise ValueError(f'{name} must be a positive number, got {value}')
-        self.max_linear = max_linear
-        self.max_angular = max_angular
-        self.lookahead = lookahead
-        self.xy_tolerance = xy_tolerance
-        self.yaw_tolerance = yaw_tolerance
-        self.rotate_threshold = rotate_threshold
-        self.angular_gain = angular_gain
-        self.slowdown_distance = slowdown_distance
+    def __init__(self, config: NavigatorConfig = NavigatorConfig()) -> None:
+        """Follow with ``config``'s speeds, lookahead and tolerances."""
+        self.config = config
         self._path: List[Point] = []
         self._goal_yaw: Optional[float] = None
         self._progress = 0
@@ -65,7 +58,7 @@ class PurePursuit:
         """Start following ``path`` (at least one point)."""
         if not path:
             raise ValueError('path is empty')
-        self._path = _densify([(float(x), float(y)) for x, y in path], self.lookahead / 8.0)
+        self._path = _densify([(float(x), float(y)) for x, y in path], self.config.lookahead / 8.0)
         self._goal_yaw = goal_yaw
         self._progress = 0
         self._at_position = False
@@ -77,7 +70,7 @@ class PurePursuit:
         return self._at_position and self._goal_yaw is None
 
     def _clip_angular(self, value: float) -> float:
-        return max(-self.max_angular, min(self.max_angular, value))
+        return max(-self.config.max_angular, min(self.config.max_angular, value))
 
     def _lookahead_point(self, pose: Pose2D) -> Point:
         # Advance progress to the path point nearest the robot (never backwards).
@@ -88,8 +81,9 @@ class PurePursuit:
             if distance < best_distance:
                 best, best_distance = i, distance
         self._progress = best
+        lookahead = self.config.lookahead
         for i in range(best, len(self._path)):
-            if math.hypot(self._path[i][0] - pose.x, self._path[i][1] - pose.y) >= self.lookahead:
+            if math.hypot(self._path[i][0] - pose.x, self._path[i][1] - pose.y) >= lookahead:
                 return self._path[i]
         return self._path[-1]
 
@@ -100,27 +94,27 @@ class PurePursuit:
         goal = self._path[-1]
         heading = wrap_angle(pose.yaw + math.pi) if self.reverse else pose.yaw
         distance_to_goal = math.hypot(goal[0] - pose.x, goal[1] - pose.y)
-        if self._at_position or distance_to_goal <= self.xy_tolerance:
+        if self._at_position or distance_to_goal <= self.config.xy_tolerance:
             self._at_position = True
             if self._goal_yaw is None:
                 return VelocityCommand()
             error = wrap_angle(self._goal_yaw - pose.yaw)
-            if abs(error) <= self.yaw_tolerance:
+            if abs(error) <= self.config.yaw_tolerance:
                 self._goal_yaw = None
                 return VelocityCommand()
-            return VelocityCommand(0.0, self._clip_angular(self.angular_gain * error))
+            return VelocityCommand(0.0, self._clip_angular(ANGULAR_GAIN * error))
         target = self._lookahead_point(pose)
         alpha = wrap_angle(math.atan2(target[1] - pose.y, target[0] - pose.x) - heading)
-        if abs(alpha) > self.rotate_threshold:
-            return VelocityCommand(0.0, self._clip_angular(self.angular_gain * alpha))
-        speed = self.max_linear * min(1.0, distance_to_goal / max(self.slowdown_distance, 1e-9))
-        speed = max(speed, 0.2 * self.max_linear)
+        if abs(alpha) > ROTATE_THRESHOLD:
+            return VelocityCommand(0.0, self._clip_angular(ANGULAR_GAIN * alpha))
+        speed = self.config.max_linear * min(1.0, distance_to_goal / max(SLOWDOWN_DISTANCE, 1e-9))
+        speed = max(speed, 0.2 * self.config.max_linear)
         distance_to_target = max(math.hypot(target[0] - pose.x, target[1] - pose.y), 1e-9)
         curvature = 2.0 * math.sin(alpha) / distance_to_target
         angular = speed * curvature
-        if abs(angular) > self.max_angular:
+        if abs(angular) > self.config.max_angular:
             # Keep the curvature: slow down instead of cutting the turn.
-            speed *= self.max_angular / abs(angular)
-            angular = math.copysign(self.max_angular, angular)
+            speed *= self.config.max_angular / abs(angular)
+            angular = math.copysign(self.config.max_angular, angular)
         linear = -speed if self.reverse else speed
         return VelocityCommand(linear, angular)
