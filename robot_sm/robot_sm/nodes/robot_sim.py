@@ -228,9 +228,7 @@ class RobotSim(Node):
             self.get_logger().info('a fleet has no arms: arm_joint_names is not used')
         self.config = config
         self._start_clock(config)
-        self.fleet = SimulatedFleet(self, names, bases, self.world,
-                                    RangeSensor(config_from(SensorSettings, config)), config,
-                                    TfBroadcaster(self), self._now_stamp)
+        self.fleet = SimulatedFleet(self, names, bases, config, self._now_stamp)
         self.create_timer(self.period, self._step_fleet)
         self.create_timer(1.0 / config['sensor_frequency'], self._sense_fleet)
         self._sense_fleet()

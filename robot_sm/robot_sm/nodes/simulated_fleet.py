@@ -21,7 +21,8 @@ from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.grid import OccupancyGrid
 from robot_sm.nodes.tf_broadcast import planar_odometry, planar_transform, TfBroadcaster
-from robot_sm.sim import FleetBases, RangeSensor
+from robot_sm.parameters import config_from
+from robot_sm.sim import FleetBases, RangeSensor, SensorSettings
 from sensor_msgs.msg import JointState, LaserScan
 
 
@@ -29,17 +30,18 @@ class SimulatedFleet:
     """The publishers, subscriptions and per-robot state of robot_sim's fleet mode."""
 
     def __init__(self, node: Node, names: Sequence[str], bases: FleetBases,
-                 world: OccupancyGrid, sensor: RangeSensor, config: Dict[str, Any],
-                 tf: TfBroadcaster, stamp: Callable[[], Time]) -> None:
-        """Create every robot's topics; ``stamp`` gives the current time as a message."""
-        self.node = node
-        self.names = list(names)
-        self.bases = bases
-        self.world = world
-        self.sensor = sensor
-        self.config = config
-        self.tf = tf
+                 config: Dict[str, Any], stamp: Callable[[], Time]) -> None:
+        """
+        Create every robot's topics for ``bases`` in their world; robot_sim's ``config``.
+
+        ``stamp`` gives the current time as a message.
+        """
+        self.node, self.names, self.bases, self.config = node, list(names), bases, config
+        self.world = bases.world
+        self.sensor = RangeSensor(config_from(SensorSettings, config))
+        self.tf = TfBroadcaster(node)
         self._stamp = stamp
+        world = self.world
         self.reveal = bool(config['reveal_map'])
         self.known: List[OccupancyGrid] = [world.blank_copy() if self.reveal else world
                                            for _ in self.names]
@@ -68,8 +70,8 @@ class SimulatedFleet:
                 node.create_subscription(JointState, f'{name}/wheel_command',
                                          self._wheels_callback(index), qos.COMMAND_IN)
         self.sim_time = 0.0
-        tf.send_static(*[planar_transform(config['map_frame'], frame, stamp())
-                         for frame in self.odom_frames])
+        self.tf.send_static(*[planar_transform(config['map_frame'], frame, stamp())
+                              for frame in self.odom_frames])
 
     def _wheels_callback(self, index: int) -> Callable[[JointState], None]:
         def on_wheels(msg: JointState) -> None:
