@@ -27,6 +27,13 @@ def named(widget: QtWidgets.QWidget, name: str) -> QtWidgets.QWidget:
     return widget
 
 
+def in_a_row(group: QtWidgets.QGroupBox, *widgets: QtWidgets.QWidget) -> None:
+    """Lay ``widgets`` out side by side in ``group``."""
+    row = QtWidgets.QHBoxLayout(group)
+    for widget in widgets:
+        row.addWidget(widget)
+
+
 class ControlGroup(QtWidgets.QGroupBox):
     """The Software Stop, the operation modes, the state and the input that drives."""
 
@@ -60,13 +67,11 @@ class ExplorationGroup(QtWidgets.QGroupBox):
 
     def __init__(self) -> None:
         super().__init__('Exploration')
-        row = QtWidgets.QHBoxLayout(self)
         self.exploration_button = named(QtWidgets.QPushButton('Start'), 'exploration_button')
         self.exploration_mode = named(QtWidgets.QComboBox(), 'exploration_mode')
         self.exploration_mode.addItems(['Finish', 'Interrupt'])
         self.exploration_mode.setCurrentIndex(1)
-        row.addWidget(self.exploration_button)
-        row.addWidget(self.exploration_mode)
+        in_a_row(self, self.exploration_button, self.exploration_mode)
 
 
 class FollowingGroup(QtWidgets.QGroupBox):
@@ -95,12 +100,10 @@ class MovementGroup(QtWidgets.QGroupBox):
 
     def __init__(self) -> None:
         super().__init__('Movement')
-        row = QtWidgets.QHBoxLayout(self)
         self.reverse_box = named(QtWidgets.QCheckBox('Reverse Driving'), 'reverse_box')
         self.stop_goal_button = named(QtWidgets.QPushButton('Stop 2D Nav Goal'),
                                       'stop_goal_button')
-        row.addWidget(self.reverse_box)
-        row.addWidget(self.stop_goal_button)
+        in_a_row(self, self.reverse_box, self.stop_goal_button)
 
 
 class WaypointTable(QtWidgets.QGroupBox):
