@@ -1,0 +1,36 @@
+"""The built-in navigation's settings: costmap, path follower, replanning, getting unstuck."""
+
+from dataclasses import dataclass
+import math
+
+#: Settings that must be positive numbers (the path follower divides by, or scales with, them).
+POSITIVE = ('max_linear', 'max_angular', 'lookahead', 'xy_tolerance', 'yaw_tolerance')
+
+
+@dataclass(frozen=True)
+class NavigatorConfig:
+    """Parameters of :class:`GridNavigator` (metres, seconds, radians)."""
+
+    robot_radius: float = 0.12
+    inflation_radius: float = 0.35
+    allow_unknown: bool = True
+    max_linear: float = 0.3
+    max_angular: float = 1.5
+    lookahead: float = 0.35
+    xy_tolerance: float = 0.1
+    yaw_tolerance: float = 0.2
+    use_goal_yaw: bool = True
+    replan_period: float = 2.0
+    pose_tolerance: float = 0.1
+    idle_timeout: float = 10.0
+    unstuck_duration: float = 2.0
+    unstuck_speed: float = 0.1
+    max_plan_failures: int = 3
+    goal_relax_radius: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Refuse settings the path follower cannot work with (:class:`ValueError`)."""
+        for name in POSITIVE:
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0.0):
+                raise ValueError(f'{name} must be a positive number, got {value}')
