@@ -236,6 +236,7 @@ link.on('state', (state, detail) => {
                  lost: `CONNECTION LOST: ${detail}; reconnecting…`, login: detail };
   line.textContent = text[state] ?? state;
   line.className = `link ${state}`;
+  line.dataset.since = String(Date.now()); // when it was shown (ms since 1970)
   for (const name of ['open', 'connecting', 'lost', 'login']) {
     document.body.classList.toggle(name, name === state);
   }
