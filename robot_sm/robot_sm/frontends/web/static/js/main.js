@@ -17,8 +17,11 @@ function show(id, text) {
 
 function say(label, answer) {
   show('answer', `${label}: ${answer.message || (answer.success ? 'done' : 'refused')}`);
-  $('answer').className = answer.success ? 'answer' : 'answer refused';
+  $('answer').classList.toggle('refused', !answer.success);
 }
+
+// The answer line is cut to three lines; a tap on it shows it whole, another cuts it again.
+$('answer').addEventListener('click', () => $('answer').classList.toggle('whole'));
 
 function operating() {
   return link.role === 'operator';
