@@ -3,96 +3,34 @@ The web console in a real browser, on the simulated robot's suite, as an operato
 
 ``robot-sm up --sim --remote`` (the robot stops when the operator heartbeat is lost) and
 ``robot-sm web`` run as child processes; headless Chromium (Debian's, driven by selenium) opens
-the page and clicks, taps, drags and long-presses it. What the suite did is checked through a
-SuiteClient of the test, over DDS. One suite, one console and one browser serve the whole module
-(the tests run in order: each starts from what the one before left). Skipped, naming the install
-command, where Chromium or its driver is missing; CI installs them (``.ci/run``).
+the page and clicks, taps, drags and long-presses it (``web_console_rig``). What the suite did is
+checked through a SuiteClient of the test, over DDS. One suite, one console and one browser serve
+the whole module (the tests run in order: each starts from what the one before left). Skipped,
+naming the install command, where Chromium or its driver is missing; CI installs them
+(``.ci/run``).
 """
 
 import http.server
 import math
 import os
-import pathlib
 import signal
-import socket
 import threading
 import time
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator
 
-from geometry_msgs.msg import Twist
-from operator_suite import cli_command
 import pytest
-from robot_sm import qos
-from robot_sm.client import SuiteClient
-from robot_sm.testing import NodeProcess, Recorder, RosHarness, SCHEDULING_SLACK, wait_until
-from robot_sm.testing.browser import Browser, unavailable_reason
+from robot_sm.testing import SCHEDULING_SLACK, wait_until
+from robot_sm.testing.browser import unavailable_reason
+from web_console_rig import Operator, Robot, WAIT
 
 # The tests follow one another on one page: one worker of a parallel run takes them all.
 pytestmark = [pytest.mark.skipif(unavailable_reason() is not None,
                                  reason=unavailable_reason() or ''),
               pytest.mark.xdist_group('web_console_browser')]
-WAIT = 20.0
 #: config/remote.yaml's heartbeat_timeout.
 HEARTBEAT_TIMEOUT = 1.0
 #: What the page promises: "connection lost" within a second of its socket falling silent.
 SILENCE_SHOWN = 1.0
-
-
-def free_tcp_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return int(probe.getsockname()[1])
-
-
-def token_file(folder: pathlib.Path, name: str, token: str) -> pathlib.Path:
-    path = folder / name
-    path.write_text(token + '\n')
-    path.chmod(0o600)
-    return path
-
-
-class Robot:
-    """The suite and the console as child processes, and what the test sees of them."""
-
-    def __init__(self, folder: pathlib.Path) -> None:
-        self.ros = RosHarness(namespace=f'/web_browser_{os.getpid()}')
-        self.namespace = self.ros.namespace
-        self.operator = 'browser-test-operator-token-0123456789abcdef'
-        self.watcher = 'browser-test-read-only-token-0123456789abcdef'
-        self.port = free_tcp_port()
-        self.url = f'http://127.0.0.1:{self.port}'
-        robot_sm = [*cli_command(), '--namespace', self.namespace]
-        self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote'])
-        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--token-file',
-                                str(token_file(folder, 'operator', self.operator)),
-                                '--read-only-token-file',
-                                str(token_file(folder, 'watcher', self.watcher))])
-        self.client = SuiteClient(namespace=self.namespace, timeout=10.0,
-                                  context=self.ros.context)
-        self.cmd_vel: Recorder[Twist] = self.ros.record(Twist, 'cmd_vel', qos.COMMAND_IN)
-
-    def wait_ready(self) -> None:
-        """Wait until the console serves and the suite has booted."""
-        assert wait_until(lambda: 'served at' in self.web.output, 60.0), self.web.output
-        self.client.wait_for_state(lambda state: state not in ('', 'Boot'), timeout=60.0)
-
-    def mode(self) -> Tuple[str, bool]:
-        found = self.client.wait_for_mode()
-        return found.mode, found.emergency_stop
-
-    def pose(self) -> Tuple[float, float]:
-        result = self.client.robot_pose()
-        assert result.success, result.message
-        return result.data[0], result.data[1]
-
-    def waypoints(self) -> List[Any]:
-        return list(self.client.waypoints().data['waypoints'])
-
-    def close(self) -> None:
-        self.client.close()
-        self.web.stop()
-        self.suite.stop()
-        self.ros.shutdown()
 
 
 @pytest.fixture(scope='module')
@@ -103,82 +41,6 @@ def robot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Robot]:
         yield started
     finally:
         started.close()
-
-
-class Operator:
-    """The browser, and the hands on the console's page."""
-
-    def __init__(self, robot: Robot) -> None:
-        self.robot = robot
-        self.browser = Browser(1280, 800)
-        self.driver = self.browser.driver
-        self.home = self.driver.current_window_handle  # a blank tab that stays open
-        self.page: Optional[str] = None
-
-    def open_page(self, token: Optional[str] = None,
-                  size: Tuple[int, int] = (1280, 800)) -> None:
-        """Open the console in a tab of ``size``, logged in with ``token`` (or the operator's)."""
-        self.driver.switch_to.new_window('tab')
-        self.page = self.driver.current_window_handle
-        self.browser.resize(*size)
-        self.driver.get(f'{self.robot.url}/login?token={token or self.robot.operator}')
-        self.until(lambda: self.text('link') == 'connected', 'the page did not connect')
-
-    def close_page(self) -> None:
-        """Close the console's tab, as an operator closes it."""
-        self.driver.close()
-        self.driver.switch_to.window(self.home)
-        self.page = None
-
-    def element(self, name: str) -> Any:
-        return self.driver.find_element('id', name)
-
-    def text(self, name: str) -> str:
-        return str(self.element(name).text)
-
-    def until(self, check: Any, why: str, timeout: float = WAIT) -> None:
-        assert wait_until(check, timeout, interval=0.05), (
-            f"{why}; link {self.text('link')!r}, answer {self.text('answer')!r}\n"
-            + self.robot.web.output[-3000:])
-
-    def click(self, name: str) -> None:
-        self.element(name).click()
-
-    def screen_offset(self, x: float, y: float) -> Tuple[int, int]:
-        """Return where (x, y) of the map is on the canvas, from its centre, in CSS pixels."""
-        scale, centre_x, centre_y = map(float, self.element('map').get_attribute(
-            'data-view').split(','))
-        return round((x - centre_x) * scale), round(-(y - centre_y) * scale)
-
-    def actions(self) -> Any:
-        from selenium.webdriver.common.action_chains import ActionChains
-        return ActionChains(self.driver)
-
-    def tap(self, x: float, y: float) -> None:
-        self.actions().move_to_element_with_offset(self.element('map'),
-                                                   *self.screen_offset(x, y)).click().perform()
-
-    def drag(self, start: Tuple[float, float], end: Tuple[float, float]) -> None:
-        canvas = self.element('map')
-        self.actions().move_to_element_with_offset(canvas, *self.screen_offset(*start)) \
-            .click_and_hold().move_by_offset(12, 0) \
-            .move_to_element_with_offset(canvas, *self.screen_offset(*end)).release().perform()
-
-    def long_press(self, x: float, y: float) -> None:
-        self.actions().move_to_element_with_offset(self.element('map'), *self.screen_offset(
-            x, y)).click_and_hold().pause(1.0).release().perform()
-
-    def robot_marker(self) -> Tuple[float, float]:
-        shown = self.element('map').get_attribute('data-robot')
-        x, y, _ = map(float, shown.split(','))
-        return x, y
-
-    def release(self) -> None:
-        """Release the e-stop as an operator does: two taps on Release."""
-        self.until(lambda: self.element('release').is_displayed(), 'no e-stop to release')
-        self.click('release')
-        self.click('release')
-        assert wait_until(lambda: not self.robot.mode()[1], WAIT), self.text('answer')
 
 
 @pytest.fixture(scope='module')
@@ -221,7 +83,9 @@ def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(
 
 
 def test_release_takes_two_taps_and_selects_no_mode(robot: Robot, operator: Operator) -> None:
+    operator.until(operator.connected, 'the page is not connected')
     operator.click('release')
+    operator.until(lambda: operator.text('release') == 'Tap again to release', 'not armed')
     time.sleep(0.5)
     assert robot.mode()[1], 'one tap released the e-stop'
     operator.click('release')
@@ -302,25 +166,30 @@ def test_closing_the_page_stops_the_robot_and_nothing_moves_until_release_and_mo
     stopped = time.monotonic() - closed
     assert stopped <= HEARTBEAT_TIMEOUT + 0.3 + SCHEDULING_SLACK, stopped
     robot.cmd_vel.wait_last(lambda m: m.linear.x == 0.0 and m.angular.z == 0.0, timeout=WAIT)
-    parked = robot.pose()
+    parked = robot.parked()
     operator.open_page()
     operator.until(lambda: operator.element('estop').is_displayed(), 'e-stop not shown')
     operator.release()
     time.sleep(2.0)
     assert robot.mode() == ('stopped', False)  # the page selected no mode by itself
-    assert math.hypot(robot.pose()[0] - parked[0], robot.pose()[1] - parked[1]) < 0.01
+    still = robot.parked()
+    assert math.hypot(still[0] - parked[0], still[1] - parked[1]) < 0.01
 
 
 def test_connection_lost_is_shown_within_a_second_and_the_robot_stops(
         robot: Robot, operator: Operator) -> None:
     operator.click('mode-autonomy')
     assert wait_until(lambda: robot.mode() == ('autonomy', False), WAIT)
+    operator.until(lambda: operator.connected() and operator.text('answer').startswith(
+        'mode autonomy:'), 'the answer is not shown')
+    frozen = time.time()
     os.kill(robot.web.pid, signal.SIGSTOP)  # the console falls silent, its sockets stay open
-    frozen = time.monotonic()
     try:
         operator.until(lambda: operator.text('link').startswith('CONNECTION LOST'),
                        'the page did not notice', timeout=SILENCE_SHOWN + 5.0)
-        assert time.monotonic() - frozen <= SILENCE_SHOWN + SCHEDULING_SLACK
+        # When the page showed it (its own clock, ms since 1970), not when this test looked.
+        shown = float(operator.element('link').get_attribute('data-since')) / 1000.0 - frozen
+        assert 0.0 < shown <= SILENCE_SHOWN + SCHEDULING_SLACK, shown
         assert wait_until(lambda: robot.mode()[1], HEARTBEAT_TIMEOUT + 1.0 + SCHEDULING_SLACK)
     finally:
         os.kill(robot.web.pid, signal.SIGCONT)

@@ -4,15 +4,15 @@
 // when this page closes, sleeps or loses its network, the heartbeat ends with it. The server
 // answers every ping: when nothing has come from it for SILENCE_MS the link is shown as lost,
 // the socket is closed (so that nothing typed meanwhile is sent later) and a new one is opened.
+// The silence is judged after what has already arrived: a page held up (a busy or sleeping tab)
+// finds the messages that came meanwhile queued behind its tick, and takes them first.
 // Nothing is ever sent by itself after a reconnect but the robot the page shows: no mode, no
 // release. The page's scripts never see the token; the session cookie (HttpOnly) goes along.
 
 const PING_MS = 100;
 const SILENCE_MS = 700;
-// A tick this late means the page itself was held up (a busy or sleeping tab): what arrived
-// meanwhile is still queued behind the tick, so the silence is measured from now on.
-const STALLED_MS = 300;
 const CALL_TIMEOUT_MS = 15000;
+const STOP_TIMEOUT_MS = 3000;
 const RETRY_MS = [250, 500, 1000, 2000];
 
 export class Link {
@@ -25,7 +25,7 @@ export class Link {
     this.callId = 0;
     this.pending = new Map();
     this.lastHeard = 0;
-    this.lastTick = 0;
+    this.judging = false;
     this.retries = 0;
     this.retryAt = 0;
     this.handlers = { update: [], map: [], state: [], hello: [], robot: [] };
@@ -104,17 +104,23 @@ export class Link {
 
   tick() {
     const now = performance.now();
-    if (now - this.lastTick > STALLED_MS) {
-      this.lastHeard = Math.max(this.lastHeard, now - PING_MS);
-    }
-    this.lastTick = now;
     if (this.open) {
       this.ping();
-      if (now - this.lastHeard > SILENCE_MS) {
-        this.lost(`nothing from the robot's console for ${((now - this.lastHeard) / 1000).toFixed(1)} s`);
+      if (now - this.lastHeard > SILENCE_MS && !this.judging) {
+        // A task queued now runs after the messages already waiting for this page.
+        this.judging = true;
+        setTimeout(() => this.judgeSilence(), 0);
       }
     } else if (this.ws === null && this.state !== 'login' && now >= this.retryAt) {
       this.reconnect();
+    }
+  }
+
+  judgeSilence() {
+    this.judging = false;
+    const silence = performance.now() - this.lastHeard;
+    if (this.open && silence > SILENCE_MS) {
+      this.lost(`nothing from the robot's console for ${(silence / 1000).toFixed(1)} s`);
     }
   }
 
@@ -247,11 +253,14 @@ export class Link {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ namespace: this.namespace }),
         cache: 'no-store',
+        signal: AbortSignal.timeout(STOP_TIMEOUT_MS),
       });
       const body = await answer.json();
       return { success: Boolean(body.success), message: body.message || `HTTP ${answer.status}` };
     } catch (error) {
-      return { success: false, message: `the stop did not reach the robot's console: ${error.message}` };
+      const why = error.name === 'TimeoutError'
+        ? `no answer within ${STOP_TIMEOUT_MS / 1000} s` : error.message;
+      return { success: false, message: `the stop did not reach the robot's console: ${why}` };
     }
   }
 

@@ -9,11 +9,19 @@ const $ = (id) => document.getElementById(id);
 const shown = { emergencyStop: null, state: '', interrupt: null, reverse: null, known: null,
                 goals: 0, robot: null, following: null, reverse_order: null };
 
-function say(label, answer) {
-  const line = $('answer');
-  line.textContent = `${label}: ${answer.message || (answer.success ? 'done' : 'refused')}`;
-  line.className = answer.success ? 'answer' : 'answer refused';
+// A line of the page that is cut to its room keeps the whole text in its tooltip.
+function show(id, text) {
+  $(id).textContent = text;
+  $(id).title = text;
 }
+
+function say(label, answer) {
+  show('answer', `${label}: ${answer.message || (answer.success ? 'done' : 'refused')}`);
+  $('answer').classList.toggle('refused', !answer.success);
+}
+
+// The answer line is cut to three lines; a tap on it shows it whole, another cuts it again.
+$('answer').addEventListener('click', () => $('answer').classList.toggle('whole'));
 
 function operating() {
   return link.role === 'operator';
@@ -115,18 +123,21 @@ function showExploration() {
   if (shown.state.startsWith('E: ') || shown.goals > 0) {
     parts.push(`${shown.goals} frontier goal${shown.goals === 1 ? '' : 's'}`);
   }
-  $('exploration').textContent = parts.join(', ') || '–';
+  show('exploration', parts.join(', ') || '–');
 }
 
 function showMode(value) {
-  $('mode').textContent = value.mode ?? '?';
-  $('input').textContent = value.input ?? '?';
+  show('mode', value.mode ?? '?');
+  show('input', value.input ?? '?');
   for (const button of document.querySelectorAll('button.mode')) {
     button.setAttribute('aria-pressed', String(button.dataset.mode === value.mode));
     button.disabled = value.emergency_stop === true;
   }
   shown.emergencyStop = value.emergency_stop;
   $('estop').hidden = value.emergency_stop !== true;
+  $('estop-off').hidden = value.emergency_stop === true;
+  $('estop-off').textContent = value.emergency_stop === false ? 'E-stop released'
+    : 'E-stop: not known yet';
   document.body.classList.toggle('stopped', value.emergency_stop === true);
   if (value.emergency_stop !== true) {
     disarmRelease();
@@ -155,16 +166,16 @@ function showFleet(robots) {
 const UPDATES = {
   state: (v) => {
     shown.state = v.state ?? '';
-    $('state').textContent = v.state ?? '?';
-    $('outcome').textContent = v.outcome || '–';
+    show('state', v.state ?? '?');
+    show('outcome', v.outcome || '–');
     document.body.classList.toggle('following', shown.state.startsWith('W: '));
     document.body.classList.toggle('exploring', shown.state.startsWith('E: '));
     showExploration();
   },
   mode: showMode,
-  estop_reason: (v) => { $('estop-reason').textContent = v.reason; },
+  estop_reason: (v) => show('estop-reason', v.reason),
   presence: (v) => {
-    $('presence').textContent = v.text;
+    show('presence', v.text);
     $('presence').className = `presence ${v.presence.replace(' ', '-')}`;
   },
   waypoints: (v) => {
@@ -228,6 +239,7 @@ link.on('state', (state, detail) => {
                  lost: `CONNECTION LOST: ${detail}; reconnecting…`, login: detail };
   line.textContent = text[state] ?? state;
   line.className = `link ${state}`;
+  line.dataset.since = String(Date.now()); // when it was shown (ms since 1970)
   for (const name of ['open', 'connecting', 'lost', 'login']) {
     document.body.classList.toggle(name, name === state);
   }

@@ -49,9 +49,6 @@ export class MapView {
     const first = this.map === null;
     this.map = meta;
     this.image = image;
-    if (first) {
-      this.shapeToMap();
-    }
     if (first || !this.fitted) {
       this.fit();
     }
@@ -98,17 +95,6 @@ export class MapView {
       this.fit();
     }
     this.draw();
-  }
-
-  // On a narrow screen the canvas takes the map's shape (up to 60 % of the screen's height),
-  // so that a wide map leaves no empty band on a phone held upright.
-  shapeToMap() {
-    if (window.innerWidth >= 900) {
-      return;
-    }
-    const aspect = this.map.height / this.map.width;
-    const wanted = this.canvas.clientWidth * aspect + 16;
-    this.canvas.style.height = `${Math.round(Math.min(Math.max(wanted, 200), 0.6 * window.innerHeight))}px`;
   }
 
   fit() {
