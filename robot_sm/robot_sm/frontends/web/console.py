@@ -52,12 +52,14 @@ class Channel:
 class Console:
     """The robots' channels, the worker lanes for calls, and the fleet."""
 
-    def __init__(self, context: Context, namespace: str, loop: asyncio.AbstractEventLoop,
-                 pose_rate: float = 10.0, timeout: float = 5.0) -> None:
-        """Serve the robot in ``namespace`` first; ROS in ``context``; pages on ``loop``."""
+    #: The event loop of the pages, the one :meth:`start` ran on.
+    loop: asyncio.AbstractEventLoop
+
+    def __init__(self, context: Context, namespace: str, pose_rate: float = 10.0,
+                 timeout: float = 5.0) -> None:
+        """Serve the robot in ``namespace`` first; ROS in ``context``."""
         self.context = context
         self.default = '/' + namespace.strip('/')
-        self.loop = loop
         self.pose_rate = pose_rate
         self.timeout = timeout
         self.channels: Dict[str, Channel] = {}
@@ -68,7 +70,8 @@ class Console:
         self._fleet_watch: Optional[FleetWatch] = None
 
     async def start(self) -> None:
-        """Open the first robot's channel and start watching the fleet."""
+        """Open the first robot's channel and start watching the fleet (on the running loop)."""
+        self.loop = asyncio.get_running_loop()
         await self._channel(self.default)
         self._fleet_watch = FleetWatch(self.context, self)
 

@@ -83,7 +83,7 @@ def announce(server: WebServer, args: argparse.Namespace, operator_token: Option
     base = server.url
     if server.host in ('0.0.0.0', '::'):
         base = base.replace(server.host, socket.gethostname(), 1)
-    lines = [f'robot-sm web: the console of {server.namespace or "/"} is served at {base}/']
+    lines = [f'robot-sm web: the console of {server.console.default} is served at {base}/']
     if operator_token:
         lines.append(f'  operator:  {base}/login?token={operator_token}')
     else:

@@ -71,16 +71,12 @@ class WebServer:
     """The console's server on the event loop it is started on."""
 
     def __init__(self, context: Context, namespace: str, gate: Gate, host: str = '127.0.0.1',
-                 port: int = 8080, ssl_context: Optional[ssl.SSLContext] = None,
-                 pose_rate: float = 10.0) -> None:
-        self.context = context
-        self.namespace = namespace
+                 port: int = 8080, ssl_context: Optional[ssl.SSLContext] = None) -> None:
+        self.console = Console(context, namespace)
         self.gate = gate
         self.host = host
         self.port = port
         self.ssl_context = ssl_context
-        self.pose_rate = pose_rate
-        self.console: Optional[Console] = None
         self._runner: Optional[web.AppRunner] = None
         self._files = static_files()
         self._pages: set = set()
@@ -95,8 +91,6 @@ class WebServer:
 
     async def start(self) -> None:
         """Follow the robot and listen; raises OSError if the address is taken."""
-        self.console = Console(self.context, self.namespace, asyncio.get_running_loop(),
-                               self.pose_rate)
         await self.console.start()
         app = web.Application(middlewares=[self.gate.middleware], client_max_size=MAX_BODY)
         app.router.add_get('/', self._file)
@@ -123,8 +117,7 @@ class WebServer:
             await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
-        if self.console is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.console.close)
+        await asyncio.get_running_loop().run_in_executor(None, self.console.close)
 
     # ---- handlers -----------------------------------------------------------------------------
 
@@ -145,17 +138,14 @@ class WebServer:
         return self.gate.login(request, token if isinstance(token, str) else '')
 
     async def _session(self, request: web.Request) -> web.Response:
-        assert self.console is not None
         return web.json_response({'role': request[ROLE].value,
                                   'namespace': self.console.default})
 
     def _namespace(self, asked: Optional[str]) -> Optional[str]:
         """Return the robot asked for (none: the first robot), or None if it is not known."""
-        assert self.console is not None
         return self.console.known('/' + asked.strip('/')) if asked else self.console.default
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
-        assert self.console is not None
         if len(self._pages) >= MAX_PAGES:
             return web.Response(status=503, text=f'503: {MAX_PAGES} pages are open already\n')
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=True, heartbeat=None)
@@ -171,7 +161,6 @@ class WebServer:
         return ws
 
     async def _stop(self, request: web.Request) -> web.Response:
-        assert self.console is not None
         if request[ROLE] is not Role.OPERATOR:
             return web.json_response({'success': False, 'message': 'read-only: this page may '
                                       'watch, not operate'}, status=403)
