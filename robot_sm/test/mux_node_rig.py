@@ -19,7 +19,7 @@ from std_srvs.srv import SetBool
 STOPPED, AUTONOMOUS, TELEOPERATION = (OperationMode.STOPPED, OperationMode.AUTONOMOUS,
                                       OperationMode.TELEOPERATION)
 TICK = 0.05  # default update_frequency 20 Hz
-WAIT = 5.0
+WAIT = 10.0  # a limit for what will happen (discovery on a busy machine), never a bound
 
 
 def twist(x: float = 0.0, yaw: float = 0.0) -> Twist:

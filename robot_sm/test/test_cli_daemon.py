@@ -243,7 +243,10 @@ def _connect_as(uid: int, path: str) -> str:
                 try:
                     connection.settimeout(10.0)
                     connection.connect(path)
-                    connection.sendall(protocol.encode(protocol.control_request('status')))
+                    try:
+                        connection.sendall(protocol.encode(protocol.control_request('status')))
+                    except BrokenPipeError:
+                        pass  # refused before it was sent: what the daemon said is still there
                     said = connection.recv(65536)
                 except OSError as error:
                     said = type(error).__name__.encode()

@@ -2,11 +2,11 @@
 
 import pathlib
 import time
-from typing import Any, List
+from typing import Any, List, Optional
 
 from geometry_msgs.msg import Point, Pose, Quaternion
 from robot_sm.nodes.service_provider import ServiceProvider
-from robot_sm.testing import python_module_argv, ros_args, RosHarness
+from robot_sm.testing import NodeProcess, python_module_argv, ros_args, RosHarness
 from robot_sm.waypoints import WaypointFile
 from robot_sm_msgs.msg import Waypoint, WaypointArray
 from robot_sm_msgs.srv import AddWaypoint, GetWaypoints, SetWaypointFollowingMode, WaypointVisited
@@ -24,21 +24,24 @@ def add(ros: RosHarness, x: float, routine: str = '') -> Any:
     return response
 
 
-def listed(ros: RosHarness, timeout: float = 5.0) -> WaypointArray:
+def listed(ros: RosHarness, timeout: float = 5.0, node: Optional[NodeProcess] = None
+           ) -> WaypointArray:
     """
     Return the list, asking again until a (re)started node answers within ``timeout``.
 
     After a SIGKILL the dead server stays discovered for a while: a request can go out before
     the new server is matched and be lost, so a short wait and a retry is what a client does.
+    A node process that never answers is named with what it printed.
     """
     deadline = time.monotonic() + timeout
     while True:
         try:
             wait = min(2.0, max(0.1, deadline - time.monotonic()))
             return ros.call(GetWaypoints, 'robot_sm/get_waypoints', timeout=wait).waypoint_array
-        except TimeoutError:
+        except TimeoutError as error:
             if time.monotonic() >= deadline:
-                raise
+                printed = f'; the node printed:\n{node.output}' if node is not None else ''
+                raise TimeoutError(f'{error}{printed}') from None
 
 
 def content(array: WaypointArray) -> List[tuple]:
@@ -75,7 +78,7 @@ def test_list_survives_sigkill_of_the_node_process(
         ros: RosHarness, tmp_path: pathlib.Path) -> None:
     path = tmp_path / 'waypoints.yaml'
     first = process(ros, path)
-    assert listed(ros, timeout=PROCESS_TIMEOUT).waypoints == [], first.output
+    assert listed(ros, PROCESS_TIMEOUT, first).waypoints == []
     assert add(ros, 1.0).id == 1
     for x in (2.0, 3.0):
         add(ros, x, routine='Wait')
@@ -84,7 +87,7 @@ def test_list_survives_sigkill_of_the_node_process(
     assert not first.alive()
 
     second = process(ros, path)
-    assert content(listed(ros, timeout=PROCESS_TIMEOUT)) == before, second.output
+    assert content(listed(ros, PROCESS_TIMEOUT, second)) == before
     assert second.stop() == 0, second.output
 
 
@@ -93,7 +96,7 @@ def test_corrupt_file_is_reported_moved_aside_and_the_node_starts_empty(
     path = tmp_path / 'waypoints.yaml'
     path.write_text('waypoints:\n- {position: [1, 2, 0]\n')  # unterminated
     node = process(ros, path)
-    assert listed(ros, timeout=PROCESS_TIMEOUT).waypoints == [], node.output
+    assert listed(ros, PROCESS_TIMEOUT, node).waypoints == []
     aside = [p for p in tmp_path.iterdir() if p.name.startswith('waypoints.yaml.corrupt-')]
     assert len(aside) == 1
     assert aside[0].read_text() == 'waypoints:\n- {position: [1, 2, 0]\n', 'kept as it was'

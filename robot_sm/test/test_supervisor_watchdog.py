@@ -47,7 +47,11 @@ class Supervised:
         ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
         self.supervisor: NodeProcess = ros.start_process(python_module_argv(
             'robot_sm.nodes.state_interface', *ros_args(ros.namespace)))
-        states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
+        try:
+            states.wait_for(lambda m: m.data == 'Idle', timeout=WAIT)
+        except TimeoutError:
+            raise TimeoutError(f'the state interface was not Idle within {WAIT:g} s; it printed:\n'
+                               f'{self.supervisor.output}') from None
         self.autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))  # e.g. Nav2
         self.teleop = Stream(ros, Twist, 'teleoperation/cmd_vel', None)
         assert wait_until(lambda: self.set_mode(AUTONOMOUS).success, timeout=WAIT)

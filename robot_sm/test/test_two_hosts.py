@@ -31,8 +31,9 @@ from robot_sm.testing.private_daemons import PrivateDaemons
 from robot_sm.testing.topic_probe import EchoLog
 from robot_sm.testing.two_host_rig import OPERATOR, ROBOT, slow_link_unavailable_reason, TwoHostRig
 
-#: One rig for the whole file: a parallel run keeps these tests on one worker.
-pytestmark = pytest.mark.xdist_group('two_host_rig')
+#: One rig for the whole file: a parallel run keeps these tests on one worker, and runs them
+#: after or before the browser's (the heaviest files, each with whole suites as processes).
+pytestmark = pytest.mark.xdist_group('suites_as_processes')
 REMOTE = parameters_for('robot_control_mux', [load_parameter_file(
     pathlib.Path(__file__).resolve().parents[1] / 'config' / 'remote.yaml')])
 HEARTBEAT_TIMEOUT: float = REMOTE['heartbeat_timeout']

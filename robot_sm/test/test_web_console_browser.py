@@ -23,10 +23,11 @@ from robot_sm.testing import SCHEDULING_SLACK, wait_until
 from robot_sm.testing.browser import unavailable_reason
 from web_console_rig import Operator, Robot, WAIT
 
-# The tests follow one another on one page: one worker of a parallel run takes them all.
+# The tests follow one another on one page: one worker of a parallel run takes them all, and
+# runs them after or before the two-host tests (the heaviest files, with suites as processes).
 pytestmark = [pytest.mark.skipif(unavailable_reason() is not None,
                                  reason=unavailable_reason() or ''),
-              pytest.mark.xdist_group('web_console_browser')]
+              pytest.mark.xdist_group('suites_as_processes')]
 #: config/remote.yaml's heartbeat_timeout.
 HEARTBEAT_TIMEOUT = 1.0
 #: What the page promises: "connection lost" within a second of its socket falling silent.

@@ -121,10 +121,11 @@ def test_with_use_sim_time_the_session_follows_the_simulation_clock(
                       np.array([[0.0, 0.0, k / 100.0, 0.0] for k in range(count)]))
     XrSession(np.arange(count) / 20.0, {'left': track, 'right': track}).save(
         tmp_path / 'two_seconds.npz')
-    joys = ros.record(Joy, 'xr/right/joy', qos.SENSOR)
+    joys = ros.record(Joy, 'xr/right/joy', qos.CONTROLLER_SAMPLES)
+    # As teleop_retargeting takes them; the replay waits for subscribers on every topic.
     for topic, kind in (('xr/left/joy', Joy), ('xr/left/pose', PoseStamped),
                         ('xr/right/pose', PoseStamped)):
-        ros.record(kind, topic, qos.SENSOR)   # the replay waits for subscribers on every topic
+        ros.record(kind, topic, qos.CONTROLLER_SAMPLES)
     clock = ros.publisher(Clock, '/clock', 10)
     sim_time = [100.0]
 

@@ -144,6 +144,7 @@ class TopicRecorder(Node):
                 else DurabilityPolicy.VOLATILE)
             self._recorded[topic] = self.create_subscription(
                 message_class, topic, self._writer(channel), qos, raw=True)
+            self.get_logger().info(f'subscribed to {topic} ({type_name})')
 
     def _writer(self, channel: int) -> Callable[[bytes], None]:
         def write(data: bytes) -> None:

@@ -27,7 +27,10 @@ MsgT = TypeVar('MsgT')
 NodeT = TypeVar('NodeT', bound=Node)
 
 
-DEFAULT_TIMEOUT = 5.0
+#: Seconds a wait for what will happen (a message, a service's answer) allows by default: a limit
+#: for a failing test, never a bound on a figure (those use :data:`SCHEDULING_SLACK`). Discovery
+#: of a new participant and a fresh process take seconds on a loaded 2-core machine.
+DEFAULT_TIMEOUT = 10.0
 
 
 #: Seconds an upper time bound in a node test allows beyond the promised figure, for DDS delivery

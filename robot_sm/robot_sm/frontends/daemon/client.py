@@ -128,7 +128,10 @@ def ask_daemon(argv: List[str]) -> Union[int, str]:
 def _exchange(connection: socket.socket, request: Dict[str, Any]) -> Union[int, str]:
     reader = LineReader(connection)
     try:
-        connection.sendall(encode(request))
+        try:
+            connection.sendall(encode(request))
+        except BrokenPipeError:
+            pass  # a daemon that refuses a caller says why, then hangs up: read why
         message = _next(reader, time.monotonic() + ACCEPT_TIMEOUT)
     except (OSError, ProtocolError) as error:
         why = 'it did not take it within 1 s' if isinstance(error, socket.timeout) else str(error)
