@@ -18,10 +18,11 @@ if ! have_browser; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     log 'installing chromium and chromium-driver with apt-get (browser tests, demo screenshots)'
     export DEBIAN_FRONTEND=noninteractive
+    install_log="${TMPDIR:-/tmp}/robot_sm-install-browser.log"
     if ! { apt-get update -qq && apt-get install -y -qq chromium chromium-driver; } \
-        > /tmp/robot_sm-install-browser.log 2>&1; then
-      tail -5 /tmp/robot_sm-install-browser.log >&2
-      log 'apt-get could not install chromium (whole output: /tmp/robot_sm-install-browser.log)'
+        > "$install_log" 2>&1; then
+      tail -5 "$install_log" >&2
+      log "apt-get could not install chromium (whole output: $install_log)"
     fi
   else
     log "no chromium here: the browser tests will skip; install it with: sudo sh -c '$INSTALL_COMMAND'"
