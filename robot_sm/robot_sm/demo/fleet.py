@@ -101,8 +101,9 @@ def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
         raise FleetDemoFailure(f'{plan_file.name} has waypoints for 1 to {len(plans)} robots, '
                                f'not {count}')
     _quiet_nodes(count)
-    parameters = {'robot_control_mux': {'emergency_stop_file': ''},
-                  'state_interface': {'Navigation.max_linear_speed': 0.45}}
+    parameters: Dict[str, Dict[str, Any]] = {
+        'robot_control_mux': {'emergency_stop_file': ''},
+        'state_interface': {'Navigation.max_linear_speed': 0.45}}
     with RunningFleet(count, world='office', parameter_files=files,
                       parameters=parameters) as fleet, FleetClient(timeout=5.0) as operator:
         run = FleetRun([RobotRun(name, plans[name]) for name in fleet.names])

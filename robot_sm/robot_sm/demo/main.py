@@ -71,10 +71,11 @@ def run_fleet_demo(files: List[pathlib.Path], plan: pathlib.Path, count: int,
     echo('== summary')
     echo(f'  total time            {time.monotonic() - started:.1f} s')
     for robot in run.robots:
+        zero_after = robot.wheels_zero_after or math.nan
+        confirmed = run.stop_confirmed.get(robot.name) or math.nan
         echo(f'  {robot.name:<21} {robot.visited}/{len(robot.plan)} waypoints, '
-             f'{robot.distance:.1f} m driven, wheels zero {robot.wheels_zero_after * 1000:.0f} '
-             f'ms after the fleet stop, confirmed in '
-             f'{(run.stop_confirmed.get(robot.name) or math.nan) * 1000:.0f} ms')
+             f'{robot.distance:.1f} m driven, wheels zero {zero_after * 1000:.0f} '
+             f'ms after the fleet stop, confirmed in {confirmed * 1000:.0f} ms')
     return 0
 
 

@@ -91,7 +91,8 @@ class SimulatedFleet:
         self.sim_time = sim_time
         bases = self.bases
         bases.step(sim_time, dt)
-        for index in np.flatnonzero(bases.collided & ~self._was_colliding):
+        for bumped in np.flatnonzero(bases.collided & ~self._was_colliding):
+            index = int(bumped)
             self.node.get_logger().warning(
                 f'{self.names[index]} bumped into an obstacle or a robot at '
                 f'({bases.x[index]:.2f}, {bases.y[index]:.2f})')

@@ -110,9 +110,8 @@ class InteractiveWaypoints:
             'delete', lambda store, index: store.remove_waypoint(index)))
         parent = menu.insert('Routine')
         for routine in ('', *routines):
-            menu.insert(routine or 'None', parent=parent, callback=self._on_menu(
-                'set the routine', lambda store, index, routine=routine:
-                    store.set_waypoint_routine(index, routine)))
+            menu.insert(routine or 'None', parent=parent,
+                        callback=self._on_menu('set the routine', _routine_setter(routine)))
         menu.insert('Move up', callback=self._on_menu(
             'move up', lambda store, index: store.reorder_waypoint(index, index - 1)))
         menu.insert('Move down', callback=self._on_menu(
@@ -177,6 +176,13 @@ class InteractiveWaypoints:
         self._node.get_logger().warning(f'RViz: {action} refused: {why}')
         if self._shown is not None:
             self.show(*self._shown)  # the marker goes back to where the list has it
+
+
+def _routine_setter(routine: str) -> Callable[[DataStore, int], str]:
+    """Return the change that gives a waypoint ``routine`` (empty: none)."""
+    def set_routine(store: DataStore, index: int) -> str:
+        return store.set_waypoint_routine(index, routine)
+    return set_routine
 
 
 def _waypoint_id(name: str) -> int:

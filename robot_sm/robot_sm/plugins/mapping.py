@@ -6,6 +6,7 @@ reported success, so failed goals were never forgiven).
 """
 
 import math
+from typing import Optional
 
 from robot_sm.navigation import VelocityCommand
 from robot_sm.parameters import duration, Param
@@ -41,7 +42,7 @@ class Spin(MappingState):
         context = self.context
         self._started = context.now()
         self._turned = 0.0
-        self._last_yaw = None
+        self._last_yaw: Optional[float] = None
         self._cmd = context.publisher('autonomy/cmd_vel', TWIST, 'command')
         self._pose = context.subscribe(context.parameter('pose_topic'),
                                        'nav_msgs/msg/Odometry', qos='sensor')

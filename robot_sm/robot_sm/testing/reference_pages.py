@@ -146,7 +146,7 @@ def _started(page: NodePage, overrides: Mapping[str, Any]) -> Iterator[Node]:
 def parameters_table(node: Node, home: str) -> Table:
     """Return the parameters a started node declared, with their descriptors."""
     names = sorted(set(node._parameters) - RCLPY_PARAMETERS)  # noqa: SLF001 - no public list
-    rows = []
+    rows: List[Tuple[str, ...]] = []
     for descriptor in node.describe_parameters(names):
         name = descriptor.name
         constraints = descriptor.additional_constraints.replace('type: ', '')
@@ -165,12 +165,12 @@ def endpoint_tables(node: Node, placeholders: Mapping[str, str]) -> Tuple[Table,
                 topics.add((_shown(endpoint.topic_name, placeholders), direction,
                             _type_name(endpoint.msg_type), _qos(endpoint.qos_profile)))
     services = set()
-    for role, endpoints in (('server', node.services), ('client', node.clients)):
-        for endpoint in endpoints:
-            name = _shown(endpoint.srv_name, placeholders)
+    for role, service_ends in (('server', node.services), ('client', node.clients)):
+        for end in service_ends:
+            name = _shown(end.srv_name, placeholders)
             if name.rpartition('/')[2] not in PARAMETER_SERVICES and \
                     not name.startswith(LEFT_OUT_UNDER):
-                services.add((name, role, _type_name(endpoint.srv_type)))
+                services.add((name, role, _type_name(end.srv_type)))
     return (Table('topics', ('topic', 'direction', 'type', 'QoS', 'notes'),
                   [(f'`{t}`', d, f'`{k}`', q, '') for t, d, k, q in sorted(topics)], True),
             Table('services', ('service', 'role', 'type', 'notes'),

@@ -13,6 +13,7 @@ write ``{"ready": true}`` once their endpoints exist. ``TYPE`` is written ``pack
 """
 
 import argparse
+import functools
 import json
 import pathlib
 import sys
@@ -35,6 +36,10 @@ def _emit(record: Dict[str, Any], out: TextIO = sys.stdout) -> None:
     out.flush()
 
 
+def _echo(topic: str, out: TextIO, msg: Any) -> None:
+    _emit({'t': time.monotonic(), 'topic': topic, 'msg': to_plain(msg)}, out)
+
+
 class TopicEcho(Node):
     """Write every message of the given topics with its arrival time to ``out``."""
 
@@ -42,11 +47,8 @@ class TopicEcho(Node):
         super().__init__('topic_probe_echo', start_parameter_services=False, **kwargs)
         for spec in specs:
             topic, type_name, profile = (spec.split(':') + ['events'])[:3]
-            self.create_subscription(
-                message_type(type_name), topic,
-                lambda msg, topic=topic: _emit({'t': time.monotonic(), 'topic': topic,
-                                                'msg': to_plain(msg)}, out),
-                PROFILES[profile])
+            self.create_subscription(message_type(type_name), topic,
+                                     functools.partial(_echo, topic, out), PROFILES[profile])
         _emit({'ready': True}, out)
 
 

@@ -8,6 +8,7 @@ ROS callback never touches a widget.
 """
 
 from concurrent.futures import Future, ThreadPoolExecutor
+import functools
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
@@ -38,7 +39,7 @@ class PanelBackend:
         self._latest: Dict[str, Any] = dict.fromkeys(TOPICS)
         for key, (msg_type, topic) in TOPICS.items():
             client.node.create_subscription(
-                msg_type, topic, lambda msg, key=key: self._store(key, msg), STATE)
+                msg_type, topic, functools.partial(self._store, key), STATE)
         #: The operator heartbeat; the panel beats it from its GUI thread.
         self.presence = OperatorPresence(client.node, rate=None)
 
