@@ -24,6 +24,7 @@ thread that waits for a lock the main thread holds). The tests turn it off
 suite's processes do on a robot.
 """
 
+import gc
 import itertools
 import os
 import pathlib
@@ -117,6 +118,11 @@ def ros() -> Iterator[RosHarness]:
         yield harness
     finally:
         harness.shutdown()
+        # What the test left (rclpy entities of a context now shut down) is freed here, in this
+        # thread: freed by a later collection it can run in a later test's executor thread and
+        # hang it. What survives is frozen, so that the next test's collection reads only its own.
+        gc.collect()
+        gc.freeze()
     leftover = [t for t in threading.enumerate()
                 if t not in before and t.is_alive() and not t.daemon]
     assert not leftover, f'threads left running: {leftover}'

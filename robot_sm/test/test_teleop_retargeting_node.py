@@ -126,6 +126,8 @@ class Teleop:
         self.joints: Recorder[JointState] = ros.record(JointState, 'joint_command')
         self.reset: Recorder[Bool] = ros.record(Bool, 'teleop/reset')
         self.cmd_vel: Recorder[Twist] = ros.record(Twist, 'teleoperation/cmd_vel')
+        #: The left controller's buttons as the node gets them (the same profile, in-process).
+        self.left_joy: Recorder[Joy] = ros.record(Joy, 'xr/left/joy', qos.CONTROLLER_SAMPLES)
         self.node = ros.start_node(TeleopRetargeting, parameters)
         self.xr = Controllers(ros)
         self.model = pin.buildModelFromUrdf(str(URDF))
@@ -151,12 +153,24 @@ class Teleop:
         start = len(self.reset.messages)
         assert wait_until(lambda: len(self.reset.messages) >= start + count, TIMEOUT)
 
+    def set_button(self, button: int, value: int) -> None:
+        """
+        Set a button of the left controller; return once a sample with it was delivered.
+
+        A busy test process may send a short release late, or not at all before the next press:
+        the node would see the button held throughout.
+        """
+        changed = time.monotonic()
+        self.xr.change('left', buttons=(button, value))
+        self.left_joy.wait_for(lambda m: len(m.buttons) > button and m.buttons[button] == value,
+                               TIMEOUT, after=changed)
+
     def press(self, button: int, expect: int) -> float:
         """Press and release a button of the left controller; return when ``expect`` arrived."""
         pressed = time.monotonic()
         self.xr.change('left', buttons=(button, 1))
         arrival = self.wait_state(expect, after=pressed)
-        self.xr.change('left', buttons=(button, 0))
+        self.set_button(button, 0)
         self.wait_ticks(4)
         return arrival
 
@@ -237,15 +251,15 @@ def test_kill_held_stops_and_resets_every_tick(ros: RosHarness) -> None:
     teleop.xr.change('left', buttons=(SECONDARY, 1))
     stopped_at = teleop.wait_state(ExecutionState.STOPPED, after=kill_at)
     # Toggling while kill is held does nothing; reset is true every tick.
-    teleop.xr.change('left', buttons=(PRIMARY, 1))
+    teleop.set_button(PRIMARY, 1)
     teleop.wait_ticks(8)
     assert teleop.state.last is not None and teleop.state.last.state == ExecutionState.STOPPED
     held: List[bool] = [m.data for m in teleop.reset.since(stopped_at + 0.02)]
     assert len(held) >= 6 and all(held)
     assert teleop.joints.since(stopped_at + 0.05) == []
     # Released: still STOPPED, no more resets.
-    teleop.xr.change('left', buttons=(SECONDARY, 0))
-    teleop.xr.change('left', buttons=(PRIMARY, 0))
+    teleop.set_button(SECONDARY, 0)
+    teleop.set_button(PRIMARY, 0)
     teleop.wait_ticks(4)
     released = time.monotonic()
     teleop.wait_ticks(4)
@@ -280,9 +294,9 @@ def test_the_robots_emergency_stop_stops_teleop_and_its_release_does_not_resume(
     assert teleop.joints.since(stopped_at + 0.05) == []
     assert teleop.cmd_vel.last is not None and teleop.cmd_vel.last.linear.x == 0.0
     # The run toggle does nothing while the e-stop is engaged.
-    teleop.xr.change('left', buttons=(PRIMARY, 1))
+    teleop.set_button(PRIMARY, 1)
     teleop.wait_ticks(6)
-    teleop.xr.change('left', buttons=(PRIMARY, 0))
+    teleop.set_button(PRIMARY, 0)
     teleop.wait_ticks(6)
     assert teleop.state.last is not None and teleop.state.last.state == ExecutionState.STOPPED
 
