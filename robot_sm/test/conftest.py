@@ -117,11 +117,8 @@ def ros() -> Iterator[RosHarness]:
     try:
         yield harness
     finally:
-        harness.shutdown()
-        # What the test left (rclpy entities of a context now shut down) is freed here, in this
-        # thread: freed by a later collection it can run in a later test's executor thread and
-        # hang it. What survives is frozen, so that the next test's collection reads only its own.
-        gc.collect()
+        harness.shutdown()  # which collects what the test left
+        # What survives is frozen, so that the next test's collection reads only its own.
         gc.freeze()
     leftover = [t for t in threading.enumerate()
                 if t not in before and t.is_alive() and not t.daemon]

@@ -7,6 +7,7 @@ publish, record, call services and wait on conditions through it, with timeouts 
 :meth:`RosHarness.shutdown` stops everything it started (nodes, threads, processes).
 """
 
+import gc
 import threading
 import time
 import traceback
@@ -291,5 +292,9 @@ class RosHarness:
                 pass
         self._nodes.clear()
         rclpy.try_shutdown(context=self.context)
+        # What the harness's user left (rclpy entities of this context) is freed here, in this
+        # thread: freed by a later collection it can run in another harness's executor thread
+        # and hang that executor's stop.
+        gc.collect()
         if errors:
             raise RuntimeError('; '.join(errors))
