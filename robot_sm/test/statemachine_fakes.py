@@ -10,7 +10,7 @@ come from the installed entry points, the test package's included (see ``conftes
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Type
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.parameters import validate_all
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.behaviours import CalculateGoalState, MappingState

@@ -9,7 +9,7 @@ we fixed).
 from typing import Callable, Dict
 
 import pytest
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.cycle import Handover, Interrupt, Role
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode

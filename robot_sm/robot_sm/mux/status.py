@@ -4,13 +4,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple, Optional, Tuple
 
+from robot_sm.contract import Answer, Mode
 
-class Mode(IntEnum):
-    """Operation modes, numbered as in ``robot_sm_msgs/OperationMode``."""
-
-    STOPPED = 0
-    AUTONOMOUS = 1
-    TELEOPERATION = 2
+__all__ = ['Answer', 'InputReport', 'Level', 'Mode', 'MuxState', 'MuxStatus']
 
 
 class MuxState(NamedTuple):
@@ -18,13 +14,6 @@ class MuxState(NamedTuple):
 
     mode: Mode
     emergency_stop: bool
-
-
-class Answer(NamedTuple):
-    """The answer to a request: whether it was carried out, and what was done or why not."""
-
-    success: bool
-    message: str
 
 
 class Level(IntEnum):

@@ -204,6 +204,24 @@ class GridNavigator:
             return self._finish(NavigationStatus.SUCCEEDED, 'goal reached')
         return NavigationStep(command, NavigationStatus.ACTIVE, 'driving')
 
+    def distance_remaining(self, pose: Pose2D) -> Optional[float]:
+        """
+        Return the distance left to the goal along the plan from ``pose`` (m), None without one.
+
+        Measured from the plan's point nearest the robot; with no plan yet, the straight line.
+        """
+        if self.goal is None:
+            return None
+        path = self.path
+        if not path:
+            return math.hypot(self.goal.x - pose.x, self.goal.y - pose.y)
+        nearest = min(range(len(path)),
+                      key=lambda i: math.hypot(path[i][0] - pose.x, path[i][1] - pose.y))
+        left = math.hypot(path[nearest][0] - pose.x, path[nearest][1] - pose.y)
+        for (x0, y0), (x1, y1) in zip(path[nearest:], path[nearest + 1:]):
+            left += math.hypot(x1 - x0, y1 - y0)
+        return left
+
     def _path_blocked(self) -> bool:
         if self.costmap is None:
             return False

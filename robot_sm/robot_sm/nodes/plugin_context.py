@@ -130,7 +130,10 @@ class RosEndpoints:
             pending.accept(handle.cancel_goal_async)
             handle.get_result_async().add_done_callback(on_result)
 
-        client.send_goal_async(goal).add_done_callback(on_handle)
+        def on_feedback(message: Any) -> None:
+            pending.feedback = message.feedback
+
+        client.send_goal_async(goal, feedback_callback=on_feedback).add_done_callback(on_handle)
         return pending
 
     def publisher(self, topic: str, msg_type: str, qos: str) -> Any:

@@ -53,9 +53,13 @@ class ReverseModeService:
 
     async def _set_reverse_mode(self, request: SetBool.Request,
                                 response: SetBool.Response) -> SetBool.Response:
+        return await self._change_reverse_mode(bool(request.data), response)
+
+    async def _change_reverse_mode(self, reverse: bool, response: Any) -> Any:
+        """Switch reverse driving once the navigation agreed; fill ``response`` and return it."""
         with self._lock:
             try:
-                self._store.check_reverse_mode(request.data)
+                self._store.check_reverse_mode(reverse)
                 if self._reverse_asking:
                     raise RequestError('data', 'a reverse mode change is already waiting for '
                                                'the navigation to answer')
@@ -65,14 +69,14 @@ class ReverseModeService:
                 return response
             self._reverse_asking = True
         try:
-            refusal = await self._ask_navigation(request.data)
+            refusal = await self._ask_navigation(reverse)
         finally:
             self._reverse_asking = False
         if refusal:
             response.success = False
             response.message = refusal + '; reverse mode unchanged'
             return response
-        return self._serve(response, lambda: self._store.set_reverse_mode(request.data))
+        return self._serve(response, lambda: self._store.set_reverse_mode(reverse))
 
     async def _ask_navigation(self, reverse: bool) -> str:
         """Return why the navigation refused to drive ``reverse``; empty if it accepted."""

@@ -5,7 +5,9 @@ A thin ROS layer over :class:`robot_sm.mux.ControlMux`: it turns the velocity in
 ``inputs`` of the parameter file; without any, ``autonomy/cmd_vel`` and
 ``teleoperation/cmd_vel``), the ``locks``, optionally ``joy`` and a heartbeat topic, the
 supervisor's heartbeat (``robot_sm/supervisor_heartbeat``) and the services
-``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the core, and
+``robot_sm/set_operation_mode`` and ``robot_sm/emergency_stop`` into calls on the core (and
+``robot_sm/_mux/command``: a STOP that names its operator, and the modes and releases the
+command gateway forwards), and
 publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and at once
 when the input that drives sends or the output drops to zero, ``robot_sm/operation_mode``
 (transient_local) when it changes and at a low keep-alive rate, ``robot_sm/selected_input``
@@ -18,6 +20,7 @@ background thread (stopping never waits for the disk), read at start.
 """
 
 import sys
+from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -26,6 +29,7 @@ from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.subscription import Subscription
 from robot_sm import qos
+from robot_sm.contract import Code, Command as CommandKind, Mode, MUX_COMMAND
 from robot_sm.mux import (
     Answer,
     ControlMux,
@@ -39,6 +43,7 @@ from robot_sm.mux import (
     VelocityInput,
 )
 from robot_sm.mux.diagnosis import key_values
+from robot_sm.nodes.command_messages import answer, operator_of
 from robot_sm.nodes.emergency_stop_latch import EmergencyStopLatch
 from robot_sm.nodes.mux_inputs import check_topics, declare_inputs_and_locks
 from robot_sm.nodes.node_parameters import declare_parameters
@@ -46,7 +51,7 @@ from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import config_from, Param, rate
 from robot_sm.storage import default_file
 from robot_sm_msgs.msg import OperationMode
-from robot_sm_msgs.srv import SetOperationMode
+from robot_sm_msgs.srv import Command, SetOperationMode
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header, String
 from std_srvs.srv import SetBool
@@ -120,6 +125,7 @@ class RobotControlMux(Node):
                             self._on_set_operation_mode, qos_profile=qos.SERVICES)
         self.create_service(SetBool, 'robot_sm/emergency_stop', self._on_emergency_stop,
                             qos_profile=qos.SERVICES)
+        self.create_service(Command, MUX_COMMAND, self._on_command, qos_profile=qos.SERVICES)
         self.create_timer(1.0 / config['update_frequency'], self._on_tick)
         if config['operation_mode_keepalive_rate'] > 0.0:
             self.create_timer(1.0 / config['operation_mode_keepalive_rate'],
@@ -252,6 +258,29 @@ class RobotControlMux(Node):
         answer = (self._mux.engage('emergency_stop service', now) if request.data
                   else self._mux.release(now))
         return self._answer(answer, response, f'emergency_stop({request.data})')
+
+    def _on_command(self, request: Command.Request,
+                    response: Command.Response) -> Command.Response:
+        """Carry out a STOP from any surface, or a mode or release the gateway forwards."""
+        by = operator_of(request.by)
+        before = self._mux.state
+        now = self._now()
+        if request.command == Command.Request.ENGAGE_EMERGENCY_STOP:
+            surface = f' ({by.surface})' if by.surface else ''
+            result = self._mux.engage(f'STOP by {by}{surface}', now)
+        elif request.command == Command.Request.RELEASE_EMERGENCY_STOP:
+            result = self._mux.release(now)
+        elif request.command == Command.Request.SELECT_MODE:
+            result = self._mux.set_mode(request.mode, now)
+        else:
+            return answer(response, Code.INVALID, f'command {request.command} is not one of '
+                                                  "the mux's (ENGAGE_EMERGENCY_STOP, "
+                                                  'RELEASE_EMERGENCY_STOP, SELECT_MODE)')
+        self._answer(result, SimpleNamespace(), f'{CommandKind(request.command).label} by {by}')
+        code = Code.DONE if result.success else (
+            Code.INVALID if request.command == Command.Request.SELECT_MODE
+            and request.mode not in Mode._value2member_map_ else Code.REFUSED)
+        return answer(response, code, result.message, self._mux.state != before)
 
     def _answer(self, answer: Answer, response: Any, request: str) -> Any:
         if self._state_changed():

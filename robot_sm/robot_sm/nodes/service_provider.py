@@ -8,8 +8,9 @@ The waypoint list is saved to ``waypoints_file`` after every change and loaded a
 
 The services are grouped by what they serve: the waypoint list
 (:mod:`~robot_sm.nodes.waypoint_services`), goals and exploration
-(:mod:`~robot_sm.nodes.goal_services`), and the reverse mode with its handshake with the
-navigation (:mod:`~robot_sm.nodes.reverse_mode`); the robot pose comes from tf2 or a topic
+(:mod:`~robot_sm.nodes.goal_services`), the reverse mode with its handshake with the
+navigation (:mod:`~robot_sm.nodes.reverse_mode`), and the commands the gateway forwards
+(:mod:`~robot_sm.nodes.store_commands`); the robot pose comes from tf2 or a topic
 (:mod:`~robot_sm.nodes.robot_pose_source`).
 """
 
@@ -23,6 +24,7 @@ from geometry_msgs.msg import PointStamped, PoseArray
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from robot_sm.contract import STORE_COMMAND
 from robot_sm.nodes.goal_services import GoalServices
 from robot_sm.nodes.node_parameters import declare_parameters, load_kept_file
 from robot_sm.nodes.reverse_mode import ReverseModeService
@@ -33,6 +35,7 @@ from robot_sm.nodes.robot_pose_source import (
     topic_pose_lookup,
 )
 from robot_sm.nodes.runner import run_node
+from robot_sm.nodes.store_commands import StoreCommands
 from robot_sm.nodes.waypoint_interactive_markers import Edit, InteractiveWaypoints
 from robot_sm.nodes.waypoint_markers import waypoint_markers
 from robot_sm.nodes.waypoint_services import WaypointServices
@@ -52,7 +55,7 @@ from robot_sm.waypoints import (
     WaypointList,
 )
 from robot_sm_msgs.msg import WaypointArray
-from robot_sm_msgs.srv import GetRobotPose
+from robot_sm_msgs.srv import Command, GetRobotPose
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import MarkerArray
@@ -92,7 +95,7 @@ def parameters(namespace: str = '/') -> List[Param]:
     ]
 
 
-class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, Node):
+class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, StoreCommands, Node):
     """Hold waypoints, goals, failed goals and modes; answer the robot pose."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -119,6 +122,9 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, Node):
         self._create_services(group)
         self._start_reverse_mode_service(config['navigation_reverse_service'],
                                          config['navigation_reverse_timeout'])
+        # The gateway's forwards: with the reverse change's handshake, which they may await.
+        self.create_service(Command, STORE_COMMAND, self._on_command, qos_profile=SERVICES,
+                            callback_group=self._reverse_group)
         self.create_subscription(PoseArray, 'robot_sm/exploration_goals',
                                  self._on_exploration_goals, EXPLORATION_GOALS,
                                  callback_group=group)

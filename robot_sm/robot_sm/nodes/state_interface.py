@@ -22,12 +22,13 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from geometry_msgs.msg import PoseStamped
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from robot_sm.nodes.command_gateway import CommandGateway
 from robot_sm.nodes.node_parameters import declare_parameters
-from robot_sm.nodes.operator_starts import AutonomyForStarts
 from robot_sm.nodes.plugin_context import RosEndpoints, StateContext
 from robot_sm.nodes.runner import run_node, seconds_clock
+from robot_sm.nodes.state_report import state_info
 from robot_sm.nodes.suite_services import SuiteServices
 from robot_sm.parameters import duration, not_empty, Param, rate
 from robot_sm.qos import EVENTS, HEARTBEAT, SERVICES, STATE
@@ -35,10 +36,11 @@ from robot_sm.quoting import quoted
 from robot_sm.statemachine.cycle import describe, ROLES
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.registry import PluginError, PluginRegistry, StateCreator
+from robot_sm.statemachine.report import StateReport
 from robot_sm.statemachine.states import Idle
 from robot_sm.waypoint_messages import checked_pose_of, pose_message
-from robot_sm.waypoints import Pose, RequestError
-from robot_sm_msgs.msg import OperationMode as OperationModeMsg
+from robot_sm.waypoints import Pose
+from robot_sm_msgs.msg import OperationMode as OperationModeMsg, StateInfo
 from std_msgs.msg import Header, String
 from std_srvs.srv import SetBool, Trigger
 
@@ -95,6 +97,7 @@ class StateInterface(Node):
         self.endpoints = RosEndpoints(self, self._seconds, config['service_timeout'])
 
         self._state_pub = self.create_publisher(String, 'robot_sm/state_info', STATE)
+        self._report_pub = self.create_publisher(StateInfo, 'robot_sm/state', STATE)
         self._outcome_pub = self.create_publisher(String, 'robot_sm/state_outcome', STATE)
         self._heartbeat_pub = self.create_publisher(Header, 'robot_sm/supervisor_heartbeat',
                                                     HEARTBEAT)
@@ -115,10 +118,11 @@ class StateInterface(Node):
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
                                     stop_robot=self.suite.stop_robot,
-                                    running=self.context.ok)
-        #: Starts in STOPPED ask the mux for AUTONOMOUS first (see operator_starts).
-        self.starts = AutonomyForStarts(self, self.machine, config['service_timeout'],
-                                        self._publish_outcome)
+                                    running=self.context.ok,
+                                    publish_report=self._publish_report)
+        #: Every operator command, and the RSM-compatible starts (see command_gateway).
+        self.gateway = CommandGateway(self, self.machine, config['service_timeout'],
+                                      self._goal_in_map, self._publish_outcome)
         #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
         self.tf_buffer: Any = None
         self._tf_missing = self._listen_to_tf()
@@ -127,9 +131,9 @@ class StateInterface(Node):
                                  self._on_operation_mode, STATE)
         self.create_subscription(PoseStamped, 'robot_sm/simple_goal', self._on_simple_goal,
                                  EVENTS)
-        # The starts wait for the mux (asynchronously): in a group of their own, so that the
-        # ticks, the heartbeat and the mux's answer go on meanwhile.
-        starts = MutuallyExclusiveCallbackGroup()
+        # The starts go through the gateway, which waits for the mux (asynchronously): in a
+        # group of their own, so that the ticks, the heartbeat and the mux's answer go on.
+        starts = ReentrantCallbackGroup()
         self.create_service(SetBool, 'robot_sm/start_stop_exploration',
                             self._on_start_stop_exploration, qos_profile=SERVICES,
                             callback_group=starts)
@@ -156,6 +160,9 @@ class StateInterface(Node):
         self._state_pub.publish(String(data=name))
         self.get_logger().info(f'state: {name}')
 
+    def _publish_report(self, report: StateReport) -> None:
+        self._report_pub.publish(state_info(report, self.get_clock().now().to_msg()))
+
     def _publish_outcome(self, text: str) -> None:
         self._outcome_pub.publish(String(data=text))
 
@@ -168,26 +175,18 @@ class StateInterface(Node):
 
     def _on_operation_mode(self, msg: OperationModeMsg) -> None:
         self.machine.on_operation_mode(int(msg.mode), bool(msg.emergency_stop))
-        self.starts.on_operation_mode(int(msg.mode), bool(msg.emergency_stop))
+        self.gateway.on_operation_mode(int(msg.mode), bool(msg.emergency_stop))
 
     def _on_simple_goal(self, msg: PoseStamped) -> None:
-        try:
-            pose = self._goal_in_map(msg)
-        except (RequestError, ValueError) as error:
-            self.get_logger().warning(f'simple goal ignored: {error}')
-            self._publish_outcome(f'simple goal ignored: {error}')
-            return
-        self.starts.take_simple_goal(lambda: self.machine.on_simple_goal(pose))
+        self.gateway.raw_simple_goal(msg.header.frame_id, msg.pose)
 
-    def _goal_in_map(self, msg: PoseStamped) -> Pose:
+    def _goal_in_map(self, frame: str, pose: Pose) -> Pose:
         """
-        Return the goal as a checked pose in ``map_frame``.
+        Return a goal's checked ``pose`` in ``frame`` as a checked pose in ``map_frame``.
 
-        :raises RequestError: if the pose is not usable.
+        :raises RequestError: if the transformed pose is not usable.
         :raises ValueError: if it is in another frame and cannot be transformed.
         """
-        pose = checked_pose_of(msg.pose, 'pose')
-        frame = msg.header.frame_id
         if not frame.lstrip('/') or frame.lstrip('/') == self._map_frame.lstrip('/'):
             return pose
         if self.tf_buffer is None:
@@ -217,17 +216,14 @@ class StateInterface(Node):
 
     async def _on_start_stop_exploration(self, request: SetBool.Request,
                                          response: SetBool.Response) -> SetBool.Response:
-        answer = await self.starts.start(lambda: self.machine.start_stop_exploration(True)) \
-            if request.data else self.machine.start_stop_exploration(False)
-        response.success, response.message = answer
+        done = await self.gateway.raw_start_stop(following=False, start=bool(request.data))
+        response.success, response.message = done.success, done.message
         return response
 
     async def _on_start_stop_waypoint_following(
             self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        answer = await self.starts.start(
-            lambda: self.machine.start_stop_waypoint_following(True)) if request.data \
-            else self.machine.start_stop_waypoint_following(False)
-        response.success, response.message = answer
+        done = await self.gateway.raw_start_stop(following=True, start=bool(request.data))
+        response.success, response.message = done.success, done.message
         return response
 
     def _on_state_info(self, _: Trigger.Request, response: Trigger.Response) -> Any:

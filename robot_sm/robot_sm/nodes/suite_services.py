@@ -14,7 +14,7 @@ from typing import Any, Callable, Deque, List, Optional, Tuple
 
 from rclpy.client import Client
 from rclpy.node import Node
-from robot_sm.mux.control_mux import Answer, Mode
+from robot_sm.contract import Answer, Mode
 from robot_sm.nodes.plugin_context import failure
 from robot_sm.qos import SERVICES
 from robot_sm.statemachine.calls import PendingCall, T

@@ -102,7 +102,7 @@ class CalculateGoal(CalculateGoalState):
         if best is None:
             skipped = f' ({len(frontiers)} near failed goals)' if frontiers else ''
             context.logger.info(f'exploration finished: no frontier left{skipped}')
-            self.abort('exploration finished')
+            self.finish_exploration()
             return
         goal = best.goal(robot)
         context.logger.info(f'next goal ({goal.x:.2f}, {goal.y:.2f}): frontier of '

@@ -219,6 +219,7 @@ class Navigation(NavigationState):
             mode is not None and mode.mode == OperationMode.AUTONOMOUS
             and not mode.emergency_stop)
         step = self._navigator.step(pose, now)
+        self.distance_left = self._navigator.distance_remaining(pose)
         self._cmd.publish(twist(step.command))
         if self._navigator.path != self._published_path:
             self._published_path = list(self._navigator.path)
@@ -244,6 +245,9 @@ class Navigation(NavigationState):
                 self.fail(f"Nav2's {action} action server did not come up within "
                           f"{context.parameter('nav2_server_timeout'):g} s")
             return
+        feedback = goal.feedback
+        if feedback is not None:
+            self.distance_left = float(getattr(feedback, 'distance_remaining', math.nan))
         if not goal.done():
             return
         if goal.succeeded:

@@ -7,7 +7,7 @@ A waypoint whose routine is ``Wait`` runs the plugin ``WaitRoutine``; the servic
 
 from typing import Optional
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.parameters import duration
 from robot_sm.statemachine.behaviours import RoutineState
 from robot_sm.statemachine.calls import PendingCall

@@ -20,8 +20,9 @@ so the interrupt's target wins, as in RSM.
 
 from typing import ClassVar, Optional, Protocol, Tuple
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.parameters import Param
+from robot_sm.statemachine.activity import Activity, role_activity
 from robot_sm.statemachine.context import Context
 from robot_sm.statemachine.cycle import ACTIVITIES, Handover, Interrupt, Role, ROLES
 from robot_sm.statemachine.suite_port import SuitePort
@@ -41,10 +42,13 @@ class BaseState:
 
     Class attributes: ``NAME`` is what operators see (after the prefix of the role's activity,
     ``E: ``, ``W: `` or ``G: ``); ``OUTCOMES`` the outcomes it may end with; ``PARAMETERS`` the
-    plugin's parameters, declared on the state interface as ``<plugin>.<name>``.
+    plugin's parameters, declared on the state interface as ``<plugin>.<name>``; ``ACTIVITY``,
+    if set, names an activity of the plugin package's own that the state runs
+    (``StateInfo.ACTIVITY_PLUGIN``) instead of its role's.
     """
 
     NAME: ClassVar[str] = ''
+    ACTIVITY: ClassVar[str] = ''
     OUTCOMES: ClassVar[Tuple[str, ...]] = ()
     PARAMETERS: ClassVar[Tuple[Param, ...]] = ()
 
@@ -58,6 +62,8 @@ class BaseState:
         self.outcome: Optional[str] = None
         #: The interrupt that moved the machine on before the state ended, if one did.
         self.interrupted: Optional[Interrupt] = None
+        #: The plugin (entry point) the state was created from; set by the factory.
+        self.plugin = type(self).__name__
 
     @property
     def name(self) -> str:
@@ -68,6 +74,18 @@ class BaseState:
     def activity(self) -> NavigationMode:
         """Return the activity of the role (what its goals are for), NONE outside activities."""
         return ROLES[self.role].activity
+
+    @property
+    def activity_run(self) -> Tuple[Activity, str]:
+        """Return the activity the state runs, and a plugin's own activity's name."""
+        if self.ACTIVITY:
+            return Activity.PLUGIN, self.ACTIVITY
+        return role_activity(self.role), ''
+
+    @property
+    def distance_remaining(self) -> Optional[float]:
+        """Return the distance left to the goal in metres, if the state knows it."""
+        return None
 
     @property
     def goal(self) -> Optional[NavigationGoal]:

@@ -12,7 +12,7 @@ classes report the goal's outcome to the service provider. The classes per plugi
 from dataclasses import replace
 from typing import ClassVar, Dict, Optional, Tuple
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.cycle import Handover
 from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal, NavigationMode
@@ -88,14 +88,24 @@ class BehaviourState(BaseState):
 
 
 class CalculateGoalState(BehaviourState):
-    """Choose the next exploration goal; :meth:`navigate_to` it, or :meth:`abort` to Idle."""
+    """
+    Choose the next exploration goal: :meth:`navigate_to` it, or end the exploration.
+
+    :meth:`finish_exploration` ends it as it should end (nothing left to explore: the run
+    SUCCEEDED, whatever the message says); :meth:`abort` or :meth:`fail` end it FAILED.
+    """
 
     NAME = 'Calculate Goal'
+    OUTCOMES: ClassVar[Tuple[str, ...]] = BehaviourState.OUTCOMES + ('finished',)
 
     def navigate_to(self, pose: Pose) -> None:
         """Drive to ``pose`` (in the map frame) as an exploration goal: outcome ``succeeded``."""
         self.succeed(handover=replace(self.handover, goal=NavigationGoal(
             pose, NavigationMode.EXPLORATION)))
+
+    def finish_exploration(self, message: str = 'exploration finished') -> None:
+        """End the exploration: nothing is left to explore (outcome ``finished``)."""
+        self.end_with('finished', message)
 
     def on_exploration_start(self) -> Answer:
         """Exploration is already running (RSM answers true here)."""

@@ -84,6 +84,8 @@ class PendingGoal(PendingCall[Any]):
     def __init__(self, action: str, clock: Callable[[], float], timeout: float) -> None:
         super().__init__(action, clock, timeout)
         self._cancel: Optional[Callable[[], Any]] = None
+        #: The newest feedback message of the goal; None before the first.
+        self.feedback: Any = None
 
     def accept(self, cancel: Callable[[], Any]) -> None:
         """Record the acceptance; the goal may now take as long as it needs."""

@@ -1,7 +1,7 @@
 """Names shared with the rest of the suite: the plugins' entry-point group, routine plugins."""
 
 # The mux's numbers: one definition.
-from robot_sm.mux.control_mux import Mode as OperationMode
+from robot_sm.contract import Mode as OperationMode
 
 __all__ = ['ENTRY_POINT_GROUP', 'OperationMode', 'ROUTINE_SUFFIX']
 

@@ -112,7 +112,8 @@ TRANSITIONS: Dict[Role, Dict[str, Role]] = {
     Role.MAPPING: {'succeeded': Role.CALCULATE_GOAL, 'failed': Role.CALCULATE_GOAL,
                    'aborted': Role.IDLE, 'stopped': Role.IDLE},
     Role.CALCULATE_GOAL: {'succeeded': Role.EXPLORATION_NAVIGATION,  # a goal was chosen
-                          'aborted': Role.IDLE,  # no frontier left, or no map
+                          'finished': Role.IDLE,  # no frontier left: explored
+                          'aborted': Role.IDLE,  # no map, or no robot pose
                           'failed': Role.IDLE, 'stopped': Role.IDLE},
     Role.EXPLORATION_NAVIGATION: {
         'succeeded': Role.MAPPING, 'failed': Role.CALCULATE_GOAL,

@@ -24,7 +24,8 @@ import threading
 import traceback
 from typing import Any, Callable, Optional, Protocol
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
+from robot_sm.statemachine.activity import Activity, ActivityRuns, Outcome
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.constants import OperationMode
 from robot_sm.statemachine.context import Logger
@@ -36,6 +37,7 @@ from robot_sm.statemachine.cycle import (
     PRIORITY,
     Role,
 )
+from robot_sm.statemachine.report import StateReport
 from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode
 from robot_sm.waypoints.pose import Pose
 
@@ -61,9 +63,14 @@ class StateMachine:
                  publish_state: Callable[[str], None] = lambda name: None,
                  publish_outcome: Callable[[str], None] = lambda text: None,
                  stop_robot: Callable[[str], None] = lambda reason: None,
-                 running: Callable[[], bool] = lambda: True) -> None:
+                 running: Callable[[], bool] = lambda: True,
+                 publish_report: Callable[[StateReport], None] = lambda report: None) -> None:
         """
         Run states made by ``factory``.
+
+        ``publish_state`` is given the state's name and ``publish_report`` the typed report
+        (:class:`~robot_sm.statemachine.report.StateReport`) on every transition and whenever
+        an activity ends or a start is refused.
 
         ``running`` says whether the node still runs: a hook that raises once it does not (rclpy
         shut down under it, at Ctrl-C) is not a plugin's fault, and the error is raised on.
@@ -74,6 +81,9 @@ class StateMachine:
         self._publish_state = publish_state
         self._publish_outcome = publish_outcome
         self._stop_robot = stop_robot
+        self._publish_report = publish_report
+        #: The runs of activities: the current one and how the last ended.
+        self.runs = ActivityRuns()
         self._lock = threading.RLock()
         self.state: Optional[BaseState] = None
         self.pending: Optional[BaseState] = None
@@ -118,9 +128,12 @@ class StateMachine:
                        f"the cycle does not handle for role '{state.role.value}'")
                 raise UnhandledOutcome(f"{state.name} ended with outcome '{outcome}', which "
                                        f"{why} (declared: {', '.join(declared) or 'none'})")
-            if not self.transition_to(self._factory.create(target, handover)):
+            following = self._factory.create(target, handover)
+            if not self.transition_to(following):
                 return False
             state.outcome = outcome
+            self.runs.moving(following.activity_run, leaving=state.role, outcome=outcome,
+                             text=message)
             if message:
                 self.report(state, message)
             return True
@@ -160,6 +173,7 @@ class StateMachine:
         if not self._run(state, state.on_entry, 'on_entry'):
             return
         self._publish_state(state.name)
+        self.publish_report()
         # The mux's mode as it is now reaches the new state: an e-stop or teleoperation that
         # still holds, or the end of one that ended before the state was entered.
         self.interrupt(self._condition or Interrupt.INTERRUPT_END)
@@ -182,6 +196,8 @@ class StateMachine:
         self._logger.error(f'{reason}\n{traceback.format_exc()}')
         self._stop_robot(reason)
         self._publish_outcome(f'{reason}; going to Idle')
+        if not exiting:
+            self.runs.end(Outcome.FAILED, reason)
         if exiting:
             # Its exit was what failed: the requested state still follows (it may be the
             # Emergency Stop), the robot has been stopped.
@@ -215,6 +231,20 @@ class StateMachine:
             idle.engine = self
             self.state = idle
         self._publish_state(idle.name)
+        self.publish_report()
+
+    def state_report(self) -> StateReport:
+        """Return the typed report of the current state and activities."""
+        with self._lock:
+            state = self.state
+            if state is None:
+                return StateReport('', '', '', self.runs.current, self.runs.last)
+            return StateReport(state.name, state.role.name.lower(), state.plugin,
+                               self.runs.current, self.runs.last)
+
+    def publish_report(self) -> None:
+        """Publish the typed report now."""
+        self._publish_report(self.state_report())
 
     def shutdown(self) -> None:
         """Let the current state exit (RSM's destructor did): it stops what it commanded."""
@@ -251,7 +281,14 @@ class StateMachine:
             taken = self.interrupt(Interrupt.SIMPLE_GOAL, Handover(goal=goal))
             if not taken and self.state is not None:
                 self._logger.info(f'simple goal ignored in {self.state.name}')
+                self.refuse(Activity.SIMPLE_GOAL, f'simple goal ignored in {self.state.name}')
             return taken
+
+    def refuse(self, activity: Activity, text: str) -> None:
+        """Record and publish a start of ``activity`` the suite refused, saying why."""
+        with self._lock:
+            self.runs.refuse(activity, text)
+            self.publish_report()
 
     def stop_simple_goal(self) -> Answer:
         """Deliver SIMPLE_GOAL_STOP; answer whether a simple goal was stopped."""
@@ -277,9 +314,11 @@ class StateMachine:
             pending = self._pending_interrupt
             if target is None or (pending is not None and PRIORITY[pending] > PRIORITY[interrupt]):
                 return False
-            if not self.transition_to(self._factory.create(target, handover)):
+            following = self._factory.create(target, handover)
+            if not self.transition_to(following):
                 return False
             self._pending_interrupt = interrupt
+            self.runs.moving(following.activity_run, by=interrupt)
             if state.running:
                 state.interrupted = interrupt
             return True

@@ -11,7 +11,7 @@ mapping state after a reached exploration goal, the routine after a reached wayp
 
 from typing import ClassVar, Dict, Optional, Tuple
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.behaviours import BehaviourState
 from robot_sm.statemachine.calls import PendingCall
 from robot_sm.statemachine.cycle import Handover
@@ -28,6 +28,13 @@ class NavigationState(BehaviourState):
 
     #: The call that stored the goal in the service provider.
     stored: Optional[PendingCall[Answer]] = None
+    #: The distance left to the goal (m), as the plugin last knew it; None: not known.
+    distance_left: Optional[float] = None
+
+    @property
+    def distance_remaining(self) -> Optional[float]:
+        """Return the distance left to the goal (:attr:`distance_left`, which plugins keep)."""
+        return self.distance_left
 
     def on_entry(self) -> None:
         """Store the goal in the service provider and start driving."""

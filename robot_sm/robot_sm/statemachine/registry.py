@@ -107,7 +107,9 @@ class StateCreator:
         """Return a new state for ``role``; Idle (with an error) if its plugin fails."""
         name = self.plugin_for(role, handover)
         try:
-            return self._registry.load(name)(self._context_for(name), role, handover)
+            state = self._registry.load(name)(self._context_for(name), role, handover)
+            state.plugin = name
+            return state
         except Exception as error:  # noqa: B902 - a plugin's constructor may raise anything
             message = (str(error) if isinstance(error, PluginError) else
                        f"plugin '{name}' could not be created: {type(error).__name__}: {error}")

@@ -13,7 +13,7 @@ the store with that report applied.
 from dataclasses import dataclass
 from typing import List, Protocol, Tuple
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.calls import PendingCall
 from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal
 from robot_sm.waypoints.pose import Pose

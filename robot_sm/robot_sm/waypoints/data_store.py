@@ -136,7 +136,7 @@ class DataStore:
         return 'Waypoints reset'
 
     def reorder_waypoint(self, position: int, to: int) -> str:
-        """Move waypoint ``position`` to index ``to`` (a new id, pending again)."""
+        """Move waypoint ``position`` to index ``to``; it keeps its id and flags."""
         self._commit(self._waypoints.reordered(position, to))
         return f'Waypoint {position} moved to index {to}'
 

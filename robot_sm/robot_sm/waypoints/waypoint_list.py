@@ -144,15 +144,14 @@ class WaypointList:
         """
         Return the list with waypoint ``position`` taken out and put in at index ``to``.
 
-        It is a remove and an insert, as an operator would do it: the waypoint gets a new id and
-        is pending again.
+        The waypoint keeps its id, its routine and its visited and unreachable flags.
 
         :raises RequestError: if either index is out of range.
         """
-        waypoint = self.waypoints[self.check_index(position)]
-        self.check_index(to, 'to')
-        moved, _ = self.removed(position).inserted(waypoint.pose, waypoint.routine, to)
-        return moved
+        waypoints = list(self.waypoints)
+        waypoint = waypoints.pop(self.check_index(position))
+        waypoints.insert(self.check_index(to, 'to'), waypoint)
+        return replace(self, waypoints=tuple(waypoints))
 
     def starting_at(self, position: int) -> 'WaypointList':
         """Return the list with the waypoints before ``position`` in its direction visited."""

@@ -2,7 +2,7 @@
 
 from typing import Any, Optional
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.parameters import duration
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.calls import PendingCall

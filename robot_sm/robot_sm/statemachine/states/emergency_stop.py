@@ -1,6 +1,6 @@
 """Emergency Stop: the mux's e-stop is engaged."""
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.base_state import BaseState
 
 

@@ -1,6 +1,6 @@
 """Idle: wait for an operator."""
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.cycle import Handover
 

@@ -1,6 +1,6 @@
 """Teleoperation: an operator drives; ends when the mux leaves teleoperation."""
 
-from robot_sm.mux.control_mux import Answer
+from robot_sm.contract import Answer
 from robot_sm.statemachine.base_state import BaseState
 
 
