@@ -30,7 +30,7 @@ START = (0.5, 0.5, 0.0)
 TICK = 0.05
 #: Time DDS may take between nodes on a loaded 2-core machine.
 TRANSPORT = 0.05
-FINISHED = 'E: Calculate Goal: exploration finished'
+FINISHED = 'exploration finished'
 OBSOLETE = 'E: Navigation: the exploration goal is no longer a frontier'
 
 

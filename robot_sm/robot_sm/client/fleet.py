@@ -28,16 +28,10 @@ from rclpy.context import Context
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.bringup.suite_nodes import SUITE
-from robot_sm.client.connection import (
-    lost_to_a_restart,
-    MODE_NAMES,
-    OPERATION_MODE,
-    STATE_INFO,
-    STATE_OUTCOME,
-    WAYPOINTS,
-)
+from robot_sm.client.connection import lost_to_a_restart, MODE_NAMES
 from robot_sm.client.robot_search import RobotSearch
 from robot_sm.client.spinning_node import SpinningNode
+from robot_sm.contract import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, WAYPOINTS
 from robot_sm.planar import yaw_from_quaternion
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import GetRobotPose

@@ -111,7 +111,7 @@ def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
                     for name, suite in fleet.suites.items()}
         found = operator.wait_for_robots(count=count, timeout=10.0)
         echo(f"fleet view: {len(found)} robots ({', '.join(found)})")
-        tasks: Dict[str, Task[Any]] = {}
+        tasks: Dict[str, Task] = {}
         for robot in run.robots:
             client = fleet.suites[robot.name].client
             for point in robot.plan:
@@ -164,7 +164,7 @@ def _stop_the_fleet(run: FleetRun, operator: FleetClient,
 
 
 def _release_the_fleet(run: FleetRun, fleet: RunningFleet, operator: FleetClient,
-                       tasks: Dict[str, Task[Any]], echo: Callable[[str], None]) -> None:
+                       tasks: Dict[str, Task], echo: Callable[[str], None]) -> None:
     """Release every e-stop; the operator selects autonomy and starts following again."""
     run.released = time.monotonic()
     missing = [a.namespace for a in operator.emergency_stop(False) if not a.confirmed]
@@ -185,7 +185,7 @@ def _release_the_fleet(run: FleetRun, fleet: RunningFleet, operator: FleetClient
     echo('fleet released; autonomy and waypoint following started again on every robot')
 
 
-def _finish_the_rounds(run: FleetRun, tasks: Dict[str, Task[Any]], timeout: float,
+def _finish_the_rounds(run: FleetRun, tasks: Dict[str, Task], timeout: float,
                        echo: Callable[[str], None]) -> None:
     """Wait until every robot completed a round, then stop its following."""
     deadline = time.monotonic() + timeout

@@ -15,7 +15,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from nav_msgs.msg import Odometry
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
-from robot_sm.client import Result
 from robot_sm.client.tasks import (
     describe,
     Task,
@@ -96,7 +95,7 @@ class Narrator:
             return '(unknown)'
         return f'({msg.pose.pose.position.x:.2f}, {msg.pose.pose.position.y:.2f})'
 
-    def follow(self, task: Task[Result], what: str, timeout: float,
+    def follow(self, task: Task, what: str, timeout: float,
                progress: Callable[[TaskFeedback], str],
                until: Optional[Callable[[TaskFeedback], bool]] = None,
                ) -> Union[TaskFeedback, TaskResult]:
@@ -134,7 +133,7 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
-def _started(task: Task[Result], what: str) -> Task[Result]:
+def _started(task: Task, what: str) -> Task:
     result = task.result()
     if result is not None:
         raise DemoFailure(f'{what}: {result.message}')

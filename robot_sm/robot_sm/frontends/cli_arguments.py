@@ -26,7 +26,9 @@ def complete_worlds(**_: Any) -> Iterable[str]:
 
 def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) -> None:
     """
-    Add --namespace, --timeout and --json: before the verb, and (``after_verb``) after it.
+    Add the options every verb takes: before the verb, and (``after_verb``) after it.
+
+    They are --namespace, --timeout, --json, --no-daemon and --operator.
 
     After the verb, as ros2cli's options are (``robot-sm status --json``), an option given
     there wins over the same before the verb; not given, it leaves that one's value.
@@ -43,6 +45,9 @@ def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) ->
     parser.add_argument('--no-daemon', action='store_true', default=default(False),
                         help='do the command in this process, not in the robot-sm daemon '
                              '(also: ROBOT_SM_NO_DAEMON=1)')
+    parser.add_argument('--operator', default=default(None), metavar='NAME',
+                        help='who gives the command (default: ROBOT_SM_OPERATOR, else '
+                             'user@host)')
 
 
 def on_off(parser: argparse.ArgumentParser) -> None:

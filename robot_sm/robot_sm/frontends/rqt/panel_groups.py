@@ -11,10 +11,12 @@ import math
 from typing import Callable, Dict, List, Optional
 
 from robot_sm.client import WaypointInfo
+from robot_sm.contract import FOLLOWING_MODES as FOLLOWING_MODE_NUMBERS
 from robot_sm.frontends.rqt.qt import QtGui, QtWidgets
 from robot_sm.nodes.waypoint_markers import colour_of
 
-FOLLOWING_MODES = ['single', 'roundtrip', 'patrol']
+#: The following modes in the order of the panel's box.
+FOLLOWING_MODES = list(FOLLOWING_MODE_NUMBERS)
 NO_ROUTINE = 'None'
 #: The waypoint table's columns; the routine column takes the space left.
 TABLE_COLUMNS = ['#', 'x', 'y', 'yaw', 'routine', 'status']
