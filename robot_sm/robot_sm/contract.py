@@ -138,6 +138,20 @@ class GoalObsolete(enum.IntEnum):
     INTERRUPT = 1
 
 
+#: The suite's nodes: a namespace that runs one of them is a robot (a suite) to the tools.
+SUITE_NODES = ('robot_control_mux', 'service_provider', 'state_interface')
+
+#: The colours (red, green, blue, alpha) of a waypoint by its status, in RViz, the panel and the
+#: demo's pictures.
+WAYPOINT_COLOURS = {'pending': (0.1, 0.35, 1.0, 1.0), 'visited': (0.1, 0.8, 0.2, 1.0),
+                    'unreachable': (0.9, 0.1, 0.1, 1.0)}
+
+
+def waypoint_status(visited: bool, unreachable: bool) -> str:
+    """Return a waypoint's status: ``unreachable``, ``visited`` or ``pending``."""
+    return 'unreachable' if unreachable else 'visited' if visited else 'pending'
+
+
 #: The suite's topics, relative to its namespace.
 STATE_INFO = 'robot_sm/state_info'
 STATE = 'robot_sm/state'

@@ -19,8 +19,8 @@ import time
 from typing import Any, Iterator
 
 import pytest
+from robot_sm.demo.browser import unavailable_reason
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
-from robot_sm.testing.browser import unavailable_reason
 from web_console_rig import Operator, Robot, WAIT
 
 # The tests follow one another on one page: one worker of a parallel run takes them all, and

@@ -16,13 +16,13 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from nav_msgs.msg import Odometry
+from robot_sm.bringup.recorder import Recorder
 from robot_sm.bringup.running_fleet import RunningFleet
 from robot_sm.bringup.suite_nodes import fleet_names, ROBOT_NODES, SIMULATOR, SUITE
 from robot_sm.client.fleet import FleetClient
 from robot_sm.client.tasks import Task, TaskEnded, WaitTimeout
 from robot_sm.demo.drawing import draw_grid, path_driven, save_map_figure
 from robot_sm.grid import OccupancyGrid
-from robot_sm.testing import Recorder
 import yaml
 
 #: Seconds after the robots set off until the fleet-wide stop.

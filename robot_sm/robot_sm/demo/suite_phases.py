@@ -13,6 +13,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from nav_msgs.msg import Odometry
+from robot_sm.bringup.recorder import Recorder
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
 from robot_sm.client.tasks import (
@@ -27,7 +28,6 @@ from robot_sm.client.tasks import (
 from robot_sm.demo.drawing import draw_grid, path_driven, save_map_figure
 from robot_sm.demo.web_screenshots import ConsoleScreenshots
 from robot_sm.grid import OccupancyGrid
-from robot_sm.testing import Recorder
 import yaml
 
 
@@ -256,7 +256,7 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from robot_sm.nodes.waypoint_markers import colour_of
+    from robot_sm.contract import WAYPOINT_COLOURS, waypoint_status
     figure, axes = plt.subplots(1, len(phases), figsize=(7 * len(phases), 6))
     if len(phases) == 1:
         axes = [axes]
@@ -268,9 +268,9 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
             axis.plot(xs, ys, '-', color='tab:orange', linewidth=1.5, label='path driven')
             axis.plot(xs[0], ys[0], 'o', color='tab:orange', markersize=8, label='start')
         for index, waypoint in enumerate(phase.waypoints):
-            colour = colour_of(waypoint.visited, waypoint.unreachable)
+            colour = WAYPOINT_COLOURS[waypoint_status(waypoint.visited, waypoint.unreachable)]
             p = waypoint.pose.position
-            axis.plot(p.x, p.y, 'v', color=(colour.r, colour.g, colour.b), markersize=12)
+            axis.plot(p.x, p.y, 'v', color=colour[:3], markersize=12)
             label = f'{index}: {waypoint.routine}' if waypoint.routine else str(index)
             axis.annotate(label, (p.x, p.y), textcoords='offset points', xytext=(6, 6))
         if 'goal' in phase.notes:

@@ -20,7 +20,7 @@ def finite(text: str) -> float:
 
 def complete_worlds(**_: Any) -> Iterable[str]:
     """Complete --world with the shipped worlds (argcomplete calls this)."""
-    from robot_sm.bringup.resources import shipped_worlds
+    from robot_sm.resources import shipped_worlds
     return shipped_worlds()
 
 
@@ -93,7 +93,7 @@ def goal_frame(parser: argparse.ArgumentParser) -> None:
 
 
 def up_options(parser: argparse.ArgumentParser) -> None:
-    from robot_sm.bringup.resources import shipped_worlds
+    from robot_sm.resources import shipped_worlds
     parser.add_argument('--sim', action='store_true',
                         help='also run base_controller and robot_sim, the simulated robot')
     world = parser.add_argument('--world', metavar='NAME',
