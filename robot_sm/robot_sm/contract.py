@@ -167,6 +167,10 @@ REVERSE_MODE = 'robot_sm/reverse_mode'
 SIMPLE_GOAL = 'robot_sm/simple_goal'
 CONTROL = 'robot_sm/control'
 AUDIT = 'robot_sm/audit'
+#: The mux's records of STOPs and releases, which the gateway writes to the audit log (hidden).
+MUX_AUDIT = 'robot_sm/_mux/audit'
+#: The audit log as the gateway reads it back (robot_sm_msgs/srv/GetAudit).
+GET_AUDIT = 'robot_sm/get_audit'
 OPERATOR_CMD_VEL = 'robot_sm/operator_cmd_vel'
 
 #: The command gateway (robot_sm_msgs/srv/Command), served by state_interface.
