@@ -94,7 +94,7 @@ VERBS: Dict[str, Verb] = {
     'goal send': Verb(verbs.goal_send, [arguments.pose, arguments.goal_frame]),
     'goal cancel': Verb(verbs.goal_cancel),
     'reverse': Verb(verbs.reverse, [arguments.on_off], repeatable=True),
-    'control status': Verb(control.control_status, asks_suite=False, repeatable=True),
+    'control': Verb(control.control_status, asks_suite=False, repeatable=True),
     'control take': Verb(control.control_take, repeatable=True),
     'control give-up': Verb(control.control_give_up, repeatable=True),
     'audit': Verb(control.audit, [control.audit_options], asks_suite=False, repeatable=True,
@@ -110,10 +110,9 @@ VERBS: Dict[str, Verb] = {
 #: Help of the commands that group verbs.
 GROUPS = {'waypoint': 'edit the waypoint list', 'follow': 'start or stop waypoint following',
           'explore': 'start or stop exploration', 'goal': 'drive to X Y [YAW], or cancel',
-          'daemon': 'start, stop or show the daemon that does the commands',
-          'control': 'show, take or give up the control of the robot'}
+          'daemon': 'start, stop or show the daemon that does the commands'}
 #: The verb a group's first word stands for when it is not one of the group's verbs.
-DEFAULT_VERBS = {'goal': 'send', 'control': 'status'}
+DEFAULT_VERBS = {'goal': 'send'}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

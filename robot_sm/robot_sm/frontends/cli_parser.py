@@ -85,7 +85,7 @@ class _DefaultVerbAction(argparse._SubParsersAction):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: Optional[str] = None) -> None:
-        if not values or values[0] not in self._name_parser_map:
+        if values and values[0] not in self._name_parser_map:
             values = [self.default_verb, *values]
         super().__call__(parser, namespace, values, option_string)
 
