@@ -99,7 +99,7 @@ def test_snapshots_by_hand_and_the_disk_budget_dropping_the_oldest_and_saying_so
                                            disk_budget_mib=1.0))))
     blob = ros.publisher(UInt8MultiArray, 'blob', qos.EVENTS)
     topic = f'{ros.namespace}/blob'
-    assert wait_until(lambda: f'subscribed to {topic}' in recorder.output, 30.0), recorder.output
+    assert wait_until(lambda: f'new: {topic}' in recorder.output, 30.0), recorder.output
     ros.wait_for_subscribers(blob)
     sent = []
     for number in (1, 2):

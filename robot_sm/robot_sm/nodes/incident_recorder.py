@@ -142,10 +142,10 @@ class IncidentRecorder(Node):
         return {self._full(topic): handler for topic, handler in handlers.items()}
 
     def discover(self) -> None:
-        """Subscribe to the wanted topics that have publishers now."""
+        """Subscribe to the wanted topics that have publishers now; log the new ones."""
+        new = []
         for topic, types in self.get_topic_names_and_types():
-            if topic not in self.topics or topic in self._kept or \
-                    topic in self._skipped:
+            if topic not in self.topics or topic in self._kept or topic in self._skipped:
                 continue
             try:
                 found = found_topic(self, topic, types[0])
@@ -161,7 +161,9 @@ class IncidentRecorder(Node):
             self._kept[topic] = self.create_subscription(
                 found.message_class, topic, self._receiver(topic, found.message_class),
                 found.qos, raw=True)
-            self.get_logger().info(f'subscribed to {topic} ({types[0]})')
+            new.append(topic)
+        if new:
+            self.get_logger().info(f'keeping {len(self._kept)} topics, new: {", ".join(new)}')
 
     def _receiver(self, topic: str, message_class: Any) -> Callable[[bytes], None]:
         ring, clock, handle = self.ring, self._clock, self._handlers.get(topic)
