@@ -48,7 +48,8 @@ def test_latched_topics_keep_their_newest_message_and_thinned_topics_their_perio
 
 def test_figures_of_a_stop_come_from_odometry_and_commands() -> None:
     odometry = [OdometrySample(t / 10, 0.05 * t, 0.0, 0.5, 0.0) for t in range(11)]
-    odometry += [OdometrySample(1.1, 0.53, 0.0, 0.2, 0.0), OdometrySample(1.2, 0.54, 0.0, 0.0, 0.0),
+    odometry += [OdometrySample(1.1, 0.53, 0.0, 0.2, 0.0),
+                 OdometrySample(1.2, 0.54, 0.0, 0.0, 0.0),
                  OdometrySample(1.3, 0.54, 0.0, 0.0, 0.0)]
     commands = [CommandSample(0.95, False), CommandSample(1.04, True)]
     figures = stop_figures(odometry, commands, trigger=1.02, end=2.0, rest_speed=0.02,
@@ -90,7 +91,7 @@ def test_an_emergency_stop_opens_an_incident_closed_after_the_seconds_after_it()
                                     '(engage_emergency_stop, 8.0 s before)')
     unknown = detector()
     unknown.snapshot(1.0)
-    assert unknown.tick(10.0)[0].operator_note.startswith('unknown: no operator in the audit')
+    assert unknown.tick(10.0)[0].operator_note.startswith('no operator in the audit log')
 
 
 def test_what_happens_while_an_incident_is_open_joins_it_and_an_e_stop_becomes_its_cause() -> None:
@@ -144,7 +145,8 @@ def moving(d: IncidentDetector, t: float, speed: float = 0.4) -> None:
     d.odometry(OdometrySample(t, speed * t, 0.0, speed, 0.0))
 
 
-def test_a_stale_input_zeroed_while_moving_is_an_incident_unless_a_mode_change_explains_it() -> None:
+def test_a_stale_input_zeroed_while_moving_is_an_incident_unless_a_mode_change_explains_it(
+        ) -> None:
     d = detector()
     d.operation_mode(Mode.AUTONOMOUS, False, 0.0)
     d.emergency_stop_cause('', 0.0)

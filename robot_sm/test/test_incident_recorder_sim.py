@@ -201,4 +201,3 @@ def _command(pid: int) -> str:
             return cmdline.read().replace(b'\0', b' ').decode(errors='replace')
     except OSError:
         return ''
-

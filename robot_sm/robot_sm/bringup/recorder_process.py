@@ -46,7 +46,7 @@ class RecorderProcess:
             self.argv, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def check(self) -> Optional[str]:
-        """Restart the recorder if it ended (not if it refused its parameters); say what was done."""
+        """Restart the recorder if it ended (not if it refused its parameters); say so."""
         process = self.process
         if process is None or process.poll() is None:
             return None
@@ -61,7 +61,7 @@ class RecorderProcess:
         return f'the incident recorder ended (exit code {code}): started it again'
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the recorder with SIGINT (it writes the incidents still open); kill it if need be."""
+        """Stop the recorder with SIGINT (it writes the incidents still open), else kill it."""
         process = self.process
         if process is None or process.poll() is not None:
             return

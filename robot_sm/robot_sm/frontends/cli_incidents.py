@@ -48,7 +48,8 @@ def format_incident(r: Any) -> str:
         f'cause      {r.cause}',
         *[f'also       {line}' for line in r.also],
         f'state      {r.state or "-"}    mode {r.mode or "-"}',
-        f'operator   {r.operator or "unknown"} ({r.operator_note})',
+        f'operator   {r.operator} ({r.operator_note})' if r.operator
+        else f'operator   unknown: {r.operator_note}',
         f'speed      {_figure(r.speed, "m/s")} at the trigger',
         f'to zero    {_figure(r.time_to_zero, "ms", 1000.0, 0)} to the first zero command '
         '(cmd_vel)',

@@ -26,7 +26,6 @@ from robot_sm import qos
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.recorded_topics import found_topic
 from robot_sm.nodes.runner import run_node
-from robot_sm.nodes.topic_recorder import SUITE_TOPICS
 from robot_sm.parameters import config_from, ConfigurationError, Param
 from robot_sm.recording.figures import OdometrySample
 from robot_sm.recording.incident_files import Channel, IncidentFolder, IncidentWriter, MIB
@@ -37,13 +36,20 @@ from robot_sm.recording.ring import Entry, MessageRing
 from robot_sm.storage import default_file
 from std_srvs.srv import Trigger
 
-#: The suite's topics the recorder keeps, relative to its namespace (``/tf``, ``/tf_static`` and
-#: ``/diagnostics`` are global): those ``robot-sm record`` records, and what the recorder follows.
-INCIDENT_TOPICS = SUITE_TOPICS + (
-    'robot_sm/state', 'robot_sm/selected_input', 'robot_sm/operator_present',
-    'robot_sm/operator_heartbeat', 'robot_sm/supervisor_heartbeat',
-    'robot_sm/emergency_stop_cause', 'robot_sm/audit', 'robot_sm/control',
-    'robot_sm/operator_cmd_vel', 'scan', 'base_pose_ground_truth',
+#: The suite's topics the recorder keeps, relative to its namespace (``/tf_static`` and
+#: ``/diagnostics`` are global): the base's commands and the mux's inputs, odometry, the mode,
+#: the state, the e-stop and its cause, the heartbeats, the plan, teleop's state and joint
+#: commands, the map and scans. Not the streams that repeat these at high rates (``/tf``,
+#: ``wheel_command``, ``joint_states``, ``teleop/action``): each message costs the recorder's
+#: executor its share of a core (``bench/bench_recorder.py``); ``topics`` names others.
+INCIDENT_TOPICS = (
+    'cmd_vel', 'autonomy/cmd_vel', 'teleoperation/cmd_vel', 'robot_sm/operator_cmd_vel', 'joy',
+    'odom', 'map', 'scan', 'joint_command', 'robot_sm/operation_mode',
+    'robot_sm/selected_input', 'robot_sm/emergency_stop_cause', 'robot_sm/operator_present',
+    'robot_sm/operator_heartbeat', 'robot_sm/supervisor_heartbeat', 'robot_sm/state',
+    'robot_sm/state_info', 'robot_sm/state_outcome', 'robot_sm/control', 'robot_sm/audit',
+    'robot_sm/waypoints', 'robot_sm/simple_goal', 'robot_sm/reverse_mode', 'robot_sm/plan',
+    'teleop/execution_state', '/tf_static', '/diagnostics',
 )
 #: The service that captures an incident by hand.
 SNAPSHOT = 'robot_sm/snapshot'
@@ -104,10 +110,12 @@ class IncidentRecorder(Node):
         self.channels: Dict[str, Channel] = {}
         self._kept: Dict[str, Any] = {}
         self._skipped: Set[str] = set()
-        self._pinned: Dict[int, Tuple[List[Entry], int]] = {}
+        #: Per incident open: the ring's messages at its trigger, the newest one's time, and
+        #: where the ring's window began (ns).
+        self._pinned: Dict[int, Tuple[List[Entry], int, Optional[int]]] = {}
         self._opened = self.detector.next_id
         self._handlers = self._event_handlers()
-        self._clock = self.get_clock()
+        self._ros_clock = self.get_clock()
         self.create_service(Trigger, SNAPSHOT, self._on_snapshot, qos_profile=qos.SERVICES)
         self.create_timer(config['discovery_period'], self.discover)
         self.create_timer(TICK, self._tick)
@@ -166,7 +174,7 @@ class IncidentRecorder(Node):
             self.get_logger().info(f'keeping {len(self._kept)} topics, new: {", ".join(new)}')
 
     def _receiver(self, topic: str, message_class: Any) -> Callable[[bytes], None]:
-        ring, clock, handle = self.ring, self._clock, self._handlers.get(topic)
+        ring, clock, handle = self.ring, self._ros_clock, self._handlers.get(topic)
 
         def receive(data: bytes) -> None:
             stamp = clock.now().nanoseconds
@@ -198,14 +206,14 @@ class IncidentRecorder(Node):
             if incident.id not in self._pinned:
                 trigger = int(incident.time * 1e9)
                 entries = self.ring.held() + self.ring.entries()
-                self._pinned[incident.id] = (entries, max((e.stamp for e in entries),
-                                                          default=trigger))
+                self._pinned[incident.id] = (
+                    entries, max((e.stamp for e in entries), default=trigger), self.ring.oldest)
                 self.get_logger().warning(
                     f'incident {incident.id}: {KIND_LABELS[incident.kind]}: {incident.cause} '
                     f'(written {self.settings.after_seconds:g} s after it)')
 
     def _tick(self) -> None:
-        now = self._clock.now().nanoseconds
+        now = self._ros_clock.now().nanoseconds
         self.ring.trim(now)
         due = self.detector.tick(now * 1e-9)
         self._pin_new()
@@ -214,14 +222,14 @@ class IncidentRecorder(Node):
 
     def _write(self, incident: Incident) -> None:
         """Hand an incident closed by the detector to the writer, with its messages."""
-        pinned, last = self._pinned.pop(incident.id, ([], 0))
+        pinned, last, start = self._pinned.pop(incident.id, ([], 0, None))
         due = int(incident.due * 1e9)
         after = [entry for entry in self.ring.entries(after=last) if entry.stamp <= due]
-        self.writer.submit(incident, self.channels, pinned + after)
+        self.writer.submit(incident, self.channels, pinned + after, start)
 
     def _on_snapshot(self, request: Trigger.Request,
                      response: Trigger.Response) -> Trigger.Response:
-        now = self._clock.now().nanoseconds * 1e-9
+        now = self._ros_clock.now().nanoseconds * 1e-9
         joined = bool(self.detector.open)
         incident = self.detector.snapshot(now)
         self._pin_new()
@@ -239,7 +247,7 @@ class IncidentRecorder(Node):
 
     def destroy_node(self) -> None:
         """Write the incidents still open with what there is, then destroy the node."""
-        now = self._clock.now().nanoseconds * 1e-9
+        now = self._ros_clock.now().nanoseconds * 1e-9
         for incident in self.detector.open:
             incident.due = min(incident.due, now)
         for incident in self.detector.tick(now):

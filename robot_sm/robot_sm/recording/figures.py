@@ -84,5 +84,6 @@ def stop_figures(odometry: Sequence[OdometrySample], commands: Sequence[CommandS
     rest = _rest_index(path, rest_speed, rest_turn_rate)
     time_to_rest = None if rest is None else max(0.0, path[rest].time - trigger)
     last = len(path) - 1 if rest is None else rest
-    distance = sum(math.dist((a.x, a.y), (b.x, b.y)) for a, b in zip(path[:last], path[1:last + 1]))
+    distance = sum(math.dist((a.x, a.y), (b.x, b.y))
+                   for a, b in zip(path[:last], path[1:last + 1]))
     return StopFigures(speed, time_to_zero, time_to_rest, distance)

@@ -42,7 +42,7 @@ class Channel(NamedTuple):
 class IncidentRecord:
     """What is kept of an incident: when, why, who, how the stop went, and its MCAP file."""
 
-    id: int
+    id: int  # noqa: A003 - the incident's number, 'id' in the record as operators read it
     kind: str
     cause: str
     #: UTC time of the trigger (ISO 8601), and the same as ROS time in seconds.
@@ -156,8 +156,13 @@ class IncidentFolder:
         return total
 
     def write(self, incident: Incident, channels: Mapping[str, Channel],
-              entries: Sequence[Entry]) -> IncidentRecord:
-        """Write the MCAP file of ``incident`` with ``entries``, then its record; return it."""
+              entries: Sequence[Entry], window_start: Optional[int] = None) -> IncidentRecord:
+        """
+        Write the MCAP file of ``incident`` with ``entries``, then its record; return it.
+
+        ``window_start`` (ns) is where the buffer's window began: messages before it are the
+        latched topics' current values, which do not count in the record's seconds before.
+        """
         self.path.mkdir(parents=True, exist_ok=True)
         target = self._file(incident.id, 'mcap')
         temporary = target.with_name(f'.{target.name}.tmp')
@@ -175,15 +180,16 @@ class IncidentFolder:
         finally:
             file.close()
         os.replace(temporary, target)
-        record = self._record(incident, target, entries, len(ids))
+        record = self._record(incident, target, entries, len(ids), window_start)
         write_atomically(self._file(incident.id, 'json'), record.to_json())
         return record
 
     def _record(self, incident: Incident, target: pathlib.Path, entries: Sequence[Entry],
-                topics: int) -> IncidentRecord:
+                topics: int, window_start: Optional[int]) -> IncidentRecord:
         figures = incident.figures
         trigger = int(incident.time * 1e9)
-        stamps = [entry.stamp for entry in entries]
+        stamps = [entry.stamp for entry in entries
+                  if window_start is None or entry.stamp >= window_start]
         return IncidentRecord(
             id=incident.id, kind=incident.kind, cause=incident.cause,
             time=utc_text(incident.time), stamp=incident.time, also=list(incident.also),
@@ -230,9 +236,9 @@ class IncidentWriter:
         self._thread.start()
 
     def submit(self, incident: Incident, channels: Mapping[str, Channel],
-               entries: Sequence[Entry]) -> None:
-        """Queue ``incident`` for writing and return at once."""
-        self._queue.put((incident, dict(channels), entries))
+               entries: Sequence[Entry], window_start: Optional[int] = None) -> None:
+        """Queue ``incident`` for writing (:meth:`IncidentFolder.write`) and return at once."""
+        self._queue.put((incident, dict(channels), entries, window_start))
 
     def close(self, timeout: float = 10.0) -> bool:
         """Write what is queued, then stop; return False if that took longer than ``timeout``."""
@@ -241,13 +247,17 @@ class IncidentWriter:
         return not self._thread.is_alive()
 
     def _run(self) -> None:
+        try:   # Linux: the thread's own nice value; writing yields the cores to the suite
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):
+            pass
         while True:
             job = self._queue.get()
             if job is None:
                 return
-            incident, channels, entries = job
+            incident, channels, entries, window_start = job
             try:
-                record = self.folder.write(incident, channels, entries)
+                record = self.folder.write(incident, channels, entries, window_start)
             except (OSError, KeyError, ValueError) as error:
                 self._report('error', f'incident {incident.id} could not be written: {error}')
                 continue

@@ -94,7 +94,7 @@ class RecorderSettings(Settings):
 class Incident:
     """An incident: what triggered it and when (s); closed with its figures and operator."""
 
-    id: int
+    id: int  # noqa: A003 - the incident's number, as the record names it
     kind: str
     cause: str
     time: float
@@ -277,4 +277,4 @@ class IncidentDetector:
             time, _, name, command = before[-1]
             return name, f'the last command before the trigger ({command}, ' \
                          f'{incident.time - time:.1f} s before)'
-        return '', 'unknown: no operator in the audit log (robot_sm/audit) before the trigger'
+        return '', 'no operator in the audit log (robot_sm/audit) around the trigger'
