@@ -22,7 +22,6 @@ from robot_sm.bringup.parameter_files import (
     ParameterFile,
     parameters_for,
 )
-from robot_sm.bringup.resources import shipped_worlds
 from robot_sm.bringup.suite_nodes import (
     NodeSpec,
     RECORDER,
@@ -32,6 +31,7 @@ from robot_sm.bringup.suite_nodes import (
     web_console_arguments,
     WEB_PORT,
 )
+from robot_sm.resources import shipped_worlds
 from robot_sm.testing import RosHarness
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]

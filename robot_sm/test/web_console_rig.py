@@ -17,8 +17,8 @@ from nav_msgs.msg import Odometry
 from operator_suite import cli_command
 from robot_sm import qos
 from robot_sm.client import SuiteClient
+from robot_sm.demo.browser import Browser
 from robot_sm.testing import NodeProcess, Recorder, RosHarness, wait_until
-from robot_sm.testing.browser import Browser
 
 #: Seconds the tests wait for what the page or the suite should do.
 WAIT = 20.0

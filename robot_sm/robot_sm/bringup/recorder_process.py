@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import List, Optional, Sequence
+from typing import IO, List, Optional, Sequence
 
 #: Seconds between two starts of a recorder that keeps ending.
 RESTART_AFTER = 1.0
@@ -21,7 +21,7 @@ RESTART_AFTER = 1.0
 
 def recorder_argv(namespace: str, parameter_files: Sequence[pathlib.Path]) -> List[str]:
     """Return the command line of the incident recorder of the suite in ``namespace``."""
-    argv = [sys.executable, '-m', 'robot_sm.nodes.incident_recorder', '--ros-args']
+    argv = [sys.executable, '-m', 'robot_sm.bringup.recorder_child', '--ros-args']
     if namespace.strip('/'):
         argv += ['-r', f"__ns:=/{namespace.strip('/')}"]
     for path in parameter_files:
@@ -32,8 +32,11 @@ def recorder_argv(namespace: str, parameter_files: Sequence[pathlib.Path]) -> Li
 class RecorderProcess:
     """The incident recorder in a child process; :meth:`check` restarts it when it ended."""
 
-    def __init__(self, namespace: str, parameter_files: Sequence[pathlib.Path]) -> None:
-        self.argv = recorder_argv(namespace, parameter_files)
+    def __init__(self, namespace: str, parameter_files: Sequence[pathlib.Path],
+                 arguments: Sequence[str] = (), output: Optional[IO[bytes]] = None) -> None:
+        """Start it; ``arguments`` follow its ``--ros-args``, ``output`` takes what it prints."""
+        self.argv = recorder_argv(namespace, parameter_files) + list(arguments)
+        self._output = output
         self.process: Optional[subprocess.Popen] = None
         self._started = 0.0
         self.start()
@@ -43,7 +46,8 @@ class RecorderProcess:
         self._started = time.monotonic()
         # SIGINT stops it, even where this process was started with SIGINT ignored.
         self.process = subprocess.Popen(
-            self.argv, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            self.argv, stdout=self._output, stderr=subprocess.STDOUT if self._output else None,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def check(self) -> Optional[str]:
         """Restart the recorder if it ended (not if it refused its parameters); say so."""

@@ -20,10 +20,11 @@ import rclpy
 from rclpy.context import Context
 from rclpy.qos import QoSProfile
 from robot_sm import qos
+from robot_sm.bringup.recorder import Recorder, wait_until
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
 from robot_sm.bringup.suite_process import SuiteProcess
-from robot_sm.client import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, SuiteClient, WAYPOINTS
-from robot_sm.testing import Recorder, wait_until
+from robot_sm.client import SuiteClient
+from robot_sm.contract import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, WAYPOINTS
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import String
 

@@ -105,7 +105,7 @@ def _refuse(reason: str) -> int:
 def _problem(sim: bool, world: Optional[str], robots: Optional[int], teleop: bool,
              discovery_server: str, web_port: Optional[int] = None) -> Optional[str]:
     """Return why the options cannot be used together, or None."""
-    from robot_sm.bringup.resources import shipped_worlds, world_file
+    from robot_sm.resources import shipped_worlds, world_file
     if world is not None:
         if not sim:
             return '--world needs --sim'

@@ -3,14 +3,12 @@
 from dataclasses import dataclass, field
 from typing import List, NamedTuple, Optional, Tuple
 
+from robot_sm.contract import Activity, FOLLOWING_MODES, Outcome
 from robot_sm.planar import yaw_from_quaternion
-from robot_sm_msgs.msg import WaypointArray
+from robot_sm_msgs.msg import StateInfo, WaypointArray
 
-#: Waypoint following mode names.
-FOLLOWING_MODES = {'single': WaypointArray.SINGLE, 'roundtrip': WaypointArray.ROUNDTRIP,
-                   'patrol': WaypointArray.PATROL}
-
-FOLLOWING_MODE_NAMES = {value: name for name, value in FOLLOWING_MODES.items()}
+#: Waypoint following mode names, by number.
+FOLLOWING_MODE_NAMES = {int(value): name for name, value in FOLLOWING_MODES.items()}
 
 
 @dataclass
@@ -37,7 +35,9 @@ class Status:
     """What the suite is doing, from its latched topics and the robot pose service."""
 
     state: Optional[str] = None
-    #: How the last activity ended ("E: Calculate Goal: exploration finished"), if known.
+    #: What the robot is doing ('waypoint following'; '' for nothing), from ``robot_sm/state``.
+    activity: Optional[str] = None
+    #: How the last activity ended ("exploration succeeded: exploration finished"), if known.
     outcome: Optional[str] = None
     mode: Optional[str] = None
     emergency_stop: Optional[bool] = None
@@ -52,6 +52,29 @@ class Status:
     #: Why autonomy does not move the robot now, and what to do ('' when nothing holds it):
     #: :func:`held_because` of the mode and e-stop.
     held: str = ''
+
+    def read_state(self, info: StateInfo) -> None:
+        """Take the activity and how the last one ended from the typed state."""
+        self.activity = activity_name(info.activity, info.activity_name)
+        self.outcome = last_outcome(info)
+
+
+def activity_name(activity: int, name: str = '') -> str:
+    """Return an activity's name in words ('' for none)."""
+    if activity == Activity.PLUGIN:
+        return name
+    return Activity(activity).label if activity in Activity._value2member_map_ else name
+
+
+def last_outcome(info: StateInfo) -> Optional[str]:
+    """Return how the last activity ended, in words ('exploration succeeded: ...'); None: none."""
+    if info.last_outcome == Outcome.NONE:
+        return None
+    outcome = Outcome(info.last_outcome).label if info.last_outcome in \
+        Outcome._value2member_map_ else str(info.last_outcome)
+    what = activity_name(info.last_activity)
+    text = f': {info.last_outcome_text}' if info.last_outcome_text else ''
+    return f'{what} {outcome}{text}'.strip()
 
 
 def held_because(mode: Optional[str], emergency_stop: Optional[bool]) -> str:

@@ -2,20 +2,28 @@
 The demo's incident: its office round ends with an e-stop while the robot drives.
 
 The incident recorder runs beside the suite in a process of its own, as ``robot-sm up`` runs it,
-and writes into the demo's output folder; the e-stop becomes an incident whose record (the
-stop's figures) the demo prints.
+and writes into the demo's output folder (what it prints goes to ``recorder.log`` there); the
+e-stop becomes an incident whose record (the stop's figures) the demo prints.
 """
 
 import pathlib
 import time
 from typing import Callable, List, Optional
 
-from robot_sm.bringup.recorder_process import recorder_argv
+from robot_sm.bringup.recorder_process import RecorderProcess
 from robot_sm.recording.incident_files import IncidentFolder, IncidentRecord
-from robot_sm.testing import NodeProcess, wait_until
 
 #: Seconds the recorder may take to start and subscribe on a loaded machine.
 RECORDER_START = 30.0
+
+
+def _wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 class DemoRecorder:
@@ -26,13 +34,19 @@ class DemoRecorder:
         self.folder = IncidentFolder(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.known = max(self.folder.ids(), default=0)
-        self.process = NodeProcess([*recorder_argv(namespace, parameter_files or []),
-                                    '-p', f'directory:={folder}'])
+        self.log = folder / 'recorder.log'
+        self._log = open(self.log, 'wb')
+        self.recorder = RecorderProcess(namespace, parameter_files or [],
+                                        ['-p', f'directory:={folder}'], self._log)
+
+    def output(self) -> str:
+        """Return what the recorder printed so far."""
+        return self.log.read_text(errors='replace')
 
     def wait_ready(self, topic: str = 'odom') -> bool:
         """Wait until the recorder keeps ``topic``; False if it did not within the start."""
-        return wait_until(lambda: f'/{topic}' in self.process.output.partition('keeping')[2],
-                          RECORDER_START)
+        return _wait_until(lambda: f'/{topic}' in self.output().partition('keeping')[2],
+                           RECORDER_START)
 
     def wait_for_incident(self, timeout: float) -> Optional[IncidentRecord]:
         """Return the first incident written since the start (None within ``timeout``)."""
@@ -41,11 +55,12 @@ class DemoRecorder:
         def written() -> bool:
             found[:] = [r for r in self.folder.records() if r.id > self.known]
             return bool(found)
-        return found[0] if wait_until(written, timeout) else None
+        return found[0] if _wait_until(written, timeout) else None
 
     def close(self) -> None:
         """Stop the recorder (it writes what is still open)."""
-        self.process.stop(timeout=10.0)
+        self.recorder.stop(timeout=10.0)
+        self._log.close()
 
     def __enter__(self) -> 'DemoRecorder':
         return self
@@ -61,8 +76,8 @@ def describe(record: IncidentRecord) -> str:
     to_zero = None if record.time_to_zero is None else record.time_to_zero * 1000.0
     return (f'incident {record.id} ({record.label}: {record.cause}): '
             f"{figure(record.speed, '{:.2f} m/s')} at the trigger, first zero command after "
-            f"{figure(to_zero, '{:.0f} ms')}, at "
-            f"rest after {figure(record.time_to_rest, '{:.2f} s')}, "
+            f"{figure(to_zero, '{:.0f} ms')}, at rest after "
+            f"{figure(record.time_to_rest, '{:.2f} s')}, "
             f"{figure(record.distance, '{:.2f} m')} travelled; {record.before:.1f} s before "
             f'and {record.after:.1f} s after in {record.mcap}')
 
@@ -75,13 +90,13 @@ def stop_while_driving(engage: Callable[[], None], speed: Callable[[], float],
 
     :raises RuntimeError: if no incident is written within ``after_seconds`` and ``timeout``.
     """
-    wait_until(lambda: speed() > 0.15, timeout)
+    _wait_until(lambda: speed() > 0.15, timeout)
     echo(f'engaging the e-stop while driving at {speed():.2f} m/s')
     engage()
     started = time.monotonic()
     record = recorder.wait_for_incident(after_seconds + timeout)
     if record is None:
         raise RuntimeError(f'the e-stop left no incident within {after_seconds + timeout:g} s '
-                           f'(recorder output:\n{recorder.process.output[-2000:]})')
+                           f'(recorder output:\n{recorder.output()[-2000:]})')
     echo(f'[{time.monotonic() - started:.1f} s later] {describe(record)}')
     return record

@@ -28,13 +28,13 @@ import sys
 import time
 from typing import Callable, List, Optional
 
-from robot_sm.bringup.resources import share_directory
 from robot_sm.client import SuiteUnavailable
 from robot_sm.demo.arm import ArmPhaseFailure, ArmRun, recorded_counts, run_arm, tracking_figures
 from robot_sm.demo.arm_drawing import draw_arm
 from robot_sm.demo.fleet import draw_fleet, FleetDemoFailure, run_fleet
 from robot_sm.demo.incident import describe as describe_incident
 from robot_sm.demo.suite_phases import DemoFailure, draw, Phase, run_exploration, run_waypoints
+from robot_sm.resources import share_directory
 
 #: Prints one line of the demo's narration.
 Echo = Callable[[str], None]

@@ -13,9 +13,9 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from nav_msgs.msg import Odometry
+from robot_sm.bringup.recorder import Recorder
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
-from robot_sm.client import Result
 from robot_sm.client.tasks import (
     describe,
     Task,
@@ -29,7 +29,6 @@ from robot_sm.demo.drawing import draw_grid, path_driven, save_map_figure
 from robot_sm.demo.incident import DemoRecorder, stop_while_driving
 from robot_sm.demo.web_screenshots import ConsoleScreenshots
 from robot_sm.grid import OccupancyGrid
-from robot_sm.testing import Recorder
 import yaml
 
 
@@ -97,7 +96,7 @@ class Narrator:
             return '(unknown)'
         return f'({msg.pose.pose.position.x:.2f}, {msg.pose.pose.position.y:.2f})'
 
-    def follow(self, task: Task[Result], what: str, timeout: float,
+    def follow(self, task: Task, what: str, timeout: float,
                progress: Callable[[TaskFeedback], str],
                until: Optional[Callable[[TaskFeedback], bool]] = None,
                ) -> Union[TaskFeedback, TaskResult]:
@@ -135,7 +134,7 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
-def _started(task: Task[Result], what: str) -> Task[Result]:
+def _started(task: Task, what: str) -> Task:
     result = task.result()
     if result is not None:
         raise DemoFailure(f'{what}: {result.message}')
@@ -189,7 +188,7 @@ def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
         client, narrator = suite.client, Narrator(suite, phase, echo)
         narrator.tell_states()
         if not recorder.wait_ready():
-            raise DemoFailure(f'the incident recorder did not start: {recorder.process.output}')
+            raise DemoFailure(f'the incident recorder did not start: {recorder.output()}')
         for point in plan:
             _check(client.add_waypoint(point['x'], point['y'], point.get('yaw', 0.0),
                                        point.get('routine', '')), 'add waypoint')
@@ -280,7 +279,7 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from robot_sm.nodes.waypoint_markers import colour_of
+    from robot_sm.contract import WAYPOINT_COLOURS, waypoint_status
     figure, axes = plt.subplots(1, len(phases), figsize=(7 * len(phases), 6))
     if len(phases) == 1:
         axes = [axes]
@@ -292,9 +291,9 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
             axis.plot(xs, ys, '-', color='tab:orange', linewidth=1.5, label='path driven')
             axis.plot(xs[0], ys[0], 'o', color='tab:orange', markersize=8, label='start')
         for index, waypoint in enumerate(phase.waypoints):
-            colour = colour_of(waypoint.visited, waypoint.unreachable)
+            colour = WAYPOINT_COLOURS[waypoint_status(waypoint.visited, waypoint.unreachable)]
             p = waypoint.pose.position
-            axis.plot(p.x, p.y, 'v', color=(colour.r, colour.g, colour.b), markersize=12)
+            axis.plot(p.x, p.y, 'v', color=colour[:3], markersize=12)
             label = f'{index}: {waypoint.routine}' if waypoint.routine else str(index)
             axis.annotate(label, (p.x, p.y), textcoords='offset points', xytext=(6, 6))
         if 'goal' in phase.notes:

@@ -20,13 +20,15 @@ def finite(text: str) -> float:
 
 def complete_worlds(**_: Any) -> Iterable[str]:
     """Complete --world with the shipped worlds (argcomplete calls this)."""
-    from robot_sm.bringup.resources import shipped_worlds
+    from robot_sm.resources import shipped_worlds
     return shipped_worlds()
 
 
 def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) -> None:
     """
-    Add --namespace, --timeout and --json: before the verb, and (``after_verb``) after it.
+    Add the options every verb takes: before the verb, and (``after_verb``) after it.
+
+    They are --namespace, --timeout, --json, --no-daemon and --operator.
 
     After the verb, as ros2cli's options are (``robot-sm status --json``), an option given
     there wins over the same before the verb; not given, it leaves that one's value.
@@ -43,6 +45,9 @@ def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) ->
     parser.add_argument('--no-daemon', action='store_true', default=default(False),
                         help='do the command in this process, not in the robot-sm daemon '
                              '(also: ROBOT_SM_NO_DAEMON=1)')
+    parser.add_argument('--operator', default=default(None), metavar='NAME',
+                        help='who gives the command (default: ROBOT_SM_OPERATOR, else '
+                             'user@host)')
 
 
 def on_off(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +93,7 @@ def goal_frame(parser: argparse.ArgumentParser) -> None:
 
 
 def up_options(parser: argparse.ArgumentParser) -> None:
-    from robot_sm.bringup.resources import shipped_worlds
+    from robot_sm.resources import shipped_worlds
     parser.add_argument('--sim', action='store_true',
                         help='also run base_controller and robot_sim, the simulated robot')
     world = parser.add_argument('--world', metavar='NAME',

@@ -19,11 +19,12 @@ def format_status(status: Any) -> str:
     estop = 'ENGAGED' if status.emergency_stop else 'released'
     pose = (f'({status.pose[0]:.2f}, {status.pose[1]:.2f}, yaw {status.pose[2]:.2f})'
             if status.pose else f'unknown ({status.pose_error})')
+    doing = f'    ({status.activity})' if status.activity else ''
     last = f'    (last: {status.outcome})' if status.outcome else ''
     visited = sum(w.visited for w in status.waypoints)
     unreachable = sum(w.unreachable for w in status.waypoints)
     return '\n'.join([
-        f'state      {status.state}{last}',
+        f'state      {status.state}{doing}{last}',
         f'mode       {status.mode}    e-stop {estop}    input {status.selected_input}',
         *([f'held       {status.held}'] if status.held else []),
         f"driving    {'reverse' if status.driving_reverse else 'forward'}",

@@ -34,10 +34,10 @@ class FreshClients:
     (:class:`robot_sm.frontends.daemon.held_clients.HeldClients`).
     """
 
-    def suite(self, namespace: str, timeout: float) -> Any:
-        """Return a client of the suite in ``namespace`` (a context manager)."""
+    def suite(self, namespace: str, timeout: float, by: Any = None) -> Any:
+        """Return a client of the suite in ``namespace`` giving commands as ``by``."""
         from robot_sm.client import SuiteClient
-        return SuiteClient(namespace=namespace, timeout=timeout)
+        return SuiteClient(namespace=namespace, timeout=timeout, by=by)
 
     def fleet(self, within: str, timeout: float) -> Any:
         """Return a client of every suite under ``within`` (a context manager)."""
@@ -50,8 +50,10 @@ CLIENTS = FreshClients()
 
 
 def suite_of(args: argparse.Namespace) -> Any:
-    """Return a client of the suite in ``--namespace`` (a context manager)."""
-    return CLIENTS.suite(args.namespace, args.timeout)
+    """Return a client of the suite in ``--namespace`` giving commands as ``--operator``."""
+    from robot_sm.client import operator
+    return CLIENTS.suite(args.namespace, args.timeout,
+                         operator(getattr(args, 'operator', None) or '', surface='cli'))
 
 
 def up(args: argparse.Namespace, emit: Emit) -> int:
@@ -240,7 +242,7 @@ def waypoint_reset(suite: Any, args: argparse.Namespace) -> Any:
 
 
 def follow_start(suite: Any, args: argparse.Namespace) -> Any:
-    """Start waypoint following, with --mode and --reverse set first."""
+    """Start waypoint following (with --mode and --reverse in the same command)."""
     return suite.start_waypoint_following(args.mode, args.reverse)
 
 
@@ -250,7 +252,7 @@ def follow_stop(suite: Any, args: argparse.Namespace) -> Any:
 
 
 def explore_start(suite: Any, args: argparse.Namespace) -> Any:
-    """Start exploration, with --interrupt or --finish set first."""
+    """Start exploration (with --interrupt or --finish in the same command)."""
     return suite.start_exploration(args.interrupt)
 
 
@@ -261,7 +263,7 @@ def explore_stop(suite: Any, args: argparse.Namespace) -> Any:
 
 def goal_send(suite: Any, args: argparse.Namespace) -> Any:
     """Drive to X Y [YAW]; 'send' may be left out (robot-sm goal X Y)."""
-    return suite.take_goal(args.x, args.y, args.yaw, args.frame)
+    return suite.send_goal(args.x, args.y, args.yaw, args.frame)
 
 
 def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:

@@ -35,6 +35,7 @@ from robot_sm.contract import (
 from robot_sm.gateway.request import checked, Request
 from robot_sm.gateway.starts import plan_start, selected_for_start, Situation, StartPlan
 from robot_sm.nodes.command_messages import answer, request_of
+from robot_sm.planar import yaw_from_quaternion
 from robot_sm.qos import SERVICES, STATE
 from robot_sm.statemachine.cycle import Interrupt, interrupt_target, Role
 from robot_sm.statemachine.machine import StateMachine
@@ -324,8 +325,8 @@ class CommandGateway:
             self._report(f'simple goal ignored in {name}')
             return Done(Code.REFUSED, f'simple goal ignored in {name}')
         run = machine.runs.current
-        x, y = pose.x, pose.y
-        message = f'goal ({x:g}, {y:g}) taken'
+        yaw = yaw_from_quaternion(pose.qx, pose.qy, pose.qz, pose.qw)
+        message = f'goal ({pose.x:g}, {pose.y:g}, yaw {yaw:g}) taken'
         return Done(Code.DONE, selected_for_start(message) if selected else message,
                     activity_id=run.activity_id if run is not None else 0)
 

@@ -30,7 +30,15 @@ from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.subscription import Subscription
 from robot_sm import qos
-from robot_sm.contract import Code, Command as CommandKind, Mode, MUX_COMMAND
+from robot_sm.contract import (
+    Code,
+    Command as CommandKind,
+    EMERGENCY_STOP_CAUSE,
+    Mode,
+    MUX_COMMAND,
+    OPERATOR_PRESENT,
+    SELECTED_INPUT,
+)
 from robot_sm.mux import (
     Answer,
     ControlMux,
@@ -56,13 +64,6 @@ from robot_sm_msgs.srv import Command, SetOperationMode
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header, String
 from std_srvs.srv import SetBool
-
-#: Whether the operator heartbeat is heard: true on every beat, false once it is silent.
-OPERATOR_PRESENT = 'robot_sm/operator_present'
-#: The name of the input that drives the base, ``none`` when nothing does.
-SELECTED_INPUT = 'robot_sm/selected_input'
-#: Why the e-stop is engaged (the mux's reason), '' while released; published on every change.
-EMERGENCY_STOP_CAUSE = 'robot_sm/emergency_stop_cause'
 
 
 def parameters(namespace: str = '/') -> List[Param]:

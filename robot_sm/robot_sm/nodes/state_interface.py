@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional
 from geometry_msgs.msg import PoseStamped
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from robot_sm.nodes.activity_actions import ActivityActions
 from robot_sm.nodes.command_gateway import CommandGateway
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.plugin_context import RosEndpoints, StateContext
@@ -33,6 +34,7 @@ from robot_sm.nodes.suite_services import SuiteServices
 from robot_sm.parameters import duration, not_empty, Param, rate
 from robot_sm.qos import EVENTS, HEARTBEAT, SERVICES, STATE
 from robot_sm.quoting import quoted
+from robot_sm.statemachine.activity import Ended
 from robot_sm.statemachine.cycle import describe, ROLES
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.registry import PluginError, PluginRegistry, StateCreator
@@ -114,15 +116,19 @@ class StateInterface(Node):
             self.get_logger(), Idle, on_error=self._on_plugin_error)
         self._cycle_pub = self.create_publisher(String, 'robot_sm/cycle', STATE)
         self._cycle_pub.publish(String(data=json.dumps(describe(creator.check_cycle()))))
+        self.actions: Optional[ActivityActions] = None
         self.machine = StateMachine(creator, self.get_logger(),
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
                                     stop_robot=self.suite.stop_robot,
                                     running=self.context.ok,
-                                    publish_report=self._publish_report)
+                                    publish_report=self._publish_report,
+                                    activity_ended=self._on_activity_end)
         #: Every operator command, and the RSM-compatible starts (see command_gateway).
         self.gateway = CommandGateway(self, self.machine, config['service_timeout'],
                                       self._goal_in_map, self._publish_outcome)
+        #: The activities as actions (robot_sm/follow_waypoints, explore, go_to).
+        self.actions = ActivityActions(self, self.machine, self.gateway)
         #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
         self.tf_buffer: Any = None
         self._tf_missing = self._listen_to_tf()
@@ -151,6 +157,8 @@ class StateInterface(Node):
         """Tick the state machine, then tell the mux that its supervisor is alive."""
         self.machine.tick()
         self.suite.pump()
+        if self.actions is not None:
+            self.actions.on_tick()
         self._heartbeat.stamp = self.get_clock().now().to_msg()
         self._heartbeat_pub.publish(self._heartbeat)
 
@@ -162,6 +170,12 @@ class StateInterface(Node):
 
     def _publish_report(self, report: StateReport) -> None:
         self._report_pub.publish(state_info(report, self.get_clock().now().to_msg()))
+        if self.actions is not None:
+            self.actions.on_report(report)
+
+    def _on_activity_end(self, ended: Ended) -> None:
+        if self.actions is not None:
+            self.actions.on_activity_end(ended)
 
     def _publish_outcome(self, text: str) -> None:
         self._outcome_pub.publish(String(data=text))
@@ -238,6 +252,8 @@ class StateInterface(Node):
     def destroy_node(self) -> None:
         """Let the current state exit (it stops what it commanded), then destroy the node."""
         self.machine.shutdown()
+        if self.actions is not None:
+            self.actions.destroy()
         super().destroy_node()
 
 

@@ -11,7 +11,7 @@ value; its bytes count against ``max_bytes`` too.
 """
 
 from collections import deque
-from typing import Deque, Dict, Iterable, List, Mapping, NamedTuple, Optional, Set
+from typing import Deque, Dict, List, Mapping, NamedTuple, Optional, Set
 
 #: Bytes counted per message besides its data: the entry, its tuple and the bytes object.
 ENTRY_OVERHEAD = 120
@@ -122,6 +122,6 @@ class MessageRing:
         """Return the newest message of each latched topic that left the window, oldest first."""
         return sorted((self._newest[topic] for topic in self._held), key=lambda e: e.stamp)
 
-    def topics(self) -> Iterable[str]:
-        """Return the topics with a message in the window or held."""
-        return {entry.topic for entry in self._entries} | self._held
+    def topics(self) -> Set[str]:
+        """Return the topics with a message in the window or held (from any thread)."""
+        return {entry.topic for entry in list(self._entries)} | set(self._held)

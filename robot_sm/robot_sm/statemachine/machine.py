@@ -25,7 +25,7 @@ import traceback
 from typing import Any, Callable, Optional, Protocol
 
 from robot_sm.contract import Answer
-from robot_sm.statemachine.activity import Activity, ActivityRuns, Outcome
+from robot_sm.statemachine.activity import Activity, ActivityRuns, Ended, Outcome
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.constants import OperationMode
 from robot_sm.statemachine.context import Logger
@@ -51,6 +51,9 @@ class StateFactory(Protocol):
     def fallback(self) -> BaseState:
         """Return a built-in Idle state, for when the configured one fails."""
 
+    def failure(self, state: BaseState, role: Role) -> str:
+        """Return why ``state`` does not play ``role`` (its plugin failed); '' if it does."""
+
 
 class UnhandledOutcome(RuntimeError):
     """A state ended with an outcome its class does not declare or the cycle does not handle."""
@@ -64,13 +67,15 @@ class StateMachine:
                  publish_outcome: Callable[[str], None] = lambda text: None,
                  stop_robot: Callable[[str], None] = lambda reason: None,
                  running: Callable[[], bool] = lambda: True,
-                 publish_report: Callable[[StateReport], None] = lambda report: None) -> None:
+                 publish_report: Callable[[StateReport], None] = lambda report: None,
+                 activity_ended: Callable[[Ended], None] = lambda ended: None) -> None:
         """
         Run states made by ``factory``.
 
         ``publish_state`` is given the state's name and ``publish_report`` the typed report
         (:class:`~robot_sm.statemachine.report.StateReport`) on every transition and whenever
-        an activity ends or a start is refused.
+        an activity ends or a start is refused; ``activity_ended`` is told each run's end as
+        it happens (two may end before the next report: a run and one begun in the same tick).
 
         ``running`` says whether the node still runs: a hook that raises once it does not (rclpy
         shut down under it, at Ctrl-C) is not a plugin's fault, and the error is raised on.
@@ -83,7 +88,7 @@ class StateMachine:
         self._stop_robot = stop_robot
         self._publish_report = publish_report
         #: The runs of activities: the current one and how the last ended.
-        self.runs = ActivityRuns()
+        self.runs = ActivityRuns(activity_ended)
         self._lock = threading.RLock()
         self.state: Optional[BaseState] = None
         self.pending: Optional[BaseState] = None
@@ -132,8 +137,9 @@ class StateMachine:
             if not self.transition_to(following):
                 return False
             state.outcome = outcome
-            self.runs.moving(following.activity_run, leaving=state.role, outcome=outcome,
-                             text=message)
+            self.runs.moving(following.activity_run, following.name, leaving=state.role,
+                             outcome=outcome, text=message,
+                             failure=self._factory.failure(following, target))
             if message:
                 self.report(state, message)
             return True
@@ -197,7 +203,7 @@ class StateMachine:
         self._stop_robot(reason)
         self._publish_outcome(f'{reason}; going to Idle')
         if not exiting:
-            self.runs.end(Outcome.FAILED, reason)
+            self.runs.end(Outcome.FAILED, reason, 'Idle')
         if exiting:
             # Its exit was what failed: the requested state still follows (it may be the
             # Emergency Stop), the robot has been stopped.
@@ -318,7 +324,8 @@ class StateMachine:
             if not self.transition_to(following):
                 return False
             self._pending_interrupt = interrupt
-            self.runs.moving(following.activity_run, by=interrupt)
+            self.runs.moving(following.activity_run, following.name, by=interrupt,
+                             failure=self._factory.failure(following, target))
             if state.running:
                 state.interrupted = interrupt
             return True

@@ -32,6 +32,7 @@ from robot_sm.client import (
     Result,
     SuiteClient,
 )
+from robot_sm.contract import Activity
 from robot_sm.frontends.presence import HEARTBEAT_RATE
 from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.rqt.panel_backend import PanelBackend, waypoint_rows
@@ -267,17 +268,8 @@ class ControlPanel(QtWidgets.QWidget):
         waypoints = waypoint_rows(self.backend.snapshot()['waypoints'])
         if row is None or not 0 <= row + step < len(waypoints):
             return
-        waypoint = waypoints[row]
-        client = self.backend.client
-
-        def move() -> Result:
-            removed = client.remove_waypoint(row)
-            if not removed.success:
-                return removed
-            return client.add_waypoint(waypoint.x, waypoint.y, waypoint.yaw, waypoint.routine,
-                                       row + step)
-
-        self.request('reorder waypoint', move)
+        self.request('reorder waypoint', self.backend.client.reorder_waypoint, row, row + step,
+                     waypoints[row].waypoint_id)
         self.table.selectRow(row + step)
 
     def _on_table_routine_changed(self, row: int, text: str) -> None:
@@ -292,10 +284,9 @@ class ControlPanel(QtWidgets.QWidget):
         latest = self.backend.snapshot()
         state = latest['state']
         if state is not None:
-            name = state.data
-            self.state_label.setText(f'Current state: {name}')
-            self._exploring = name.startswith('E:')
-            self._following = name.startswith('W:')
+            self.state_label.setText(f'Current state: {state.name}')
+            self._exploring = state.activity == Activity.EXPLORATION
+            self._following = state.activity == Activity.WAYPOINT_FOLLOWING
             self.exploration_button.setText('Stop' if self._exploring else 'Start')
             self.following_button.setText('Stop' if self._following else 'Start')
             self.exploration_mode.setEnabled(not self._exploring)

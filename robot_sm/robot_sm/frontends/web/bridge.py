@@ -26,12 +26,13 @@ from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
 from robot_sm.client import SuiteClient, SuiteUnavailable
+from robot_sm.contract import MUX_COMMAND, STATE
 from robot_sm.frontends.presence import OperatorPresence
 from robot_sm.frontends.web import views
 from robot_sm.frontends.web.map_image import map_picture
-from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.msg import OperationMode, StateInfo, WaypointArray
+from robot_sm_msgs.srv import Command
 from std_msgs.msg import Bool, String
-from std_srvs.srv import SetBool
 
 #: Reliable, volatile, newest only: matches latched and plain reliable publishers.
 NEWEST = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
@@ -55,9 +56,8 @@ class RobotBridge:
         self._sink = sink
         self._period = 1.0 / pose_rate
         self._lock = threading.Lock()
-        self._latest: Dict[str, Any] = {'state': None, 'outcome': None, 'mode': None,
-                                        'input': None, 'interrupt': None, 'reverse': None}
-        self._waypoint_ids: List[int] = []
+        self._latest: Dict[str, Any] = {'state': None, 'mode': None, 'input': None,
+                                        'interrupt': None, 'reverse': None}
         self._mux = self.namespace.rstrip('/') + '/robot_control_mux'
         self._reason: Optional[str] = None
         self._map: Optional[OccupancyGrid] = None
@@ -71,16 +71,14 @@ class RobotBridge:
         self.watched = threading.Event()
         self._subscribe()
         # Made now, so that the first stop does not wait for its client to be discovered.
-        self.client._client(SetBool, 'robot_sm/emergency_stop')
+        self.client._client(Command, MUX_COMMAND)
         self._poller = threading.Thread(target=self._poll, name='web_poll', daemon=True)
         self._poller.start()
 
     def _subscribe(self) -> None:
         node = self.client.node
         topics: List[Tuple[Any, str, Any, Callable[[Any], None]]] = [
-            (String, 'robot_sm/state_info', qos.STATE, lambda m: self._remember('state', m.data)),
-            (String, 'robot_sm/state_outcome', qos.STATE,
-             lambda m: self._remember('outcome', m.data)),
+            (StateInfo, STATE, qos.STATE, lambda m: self._remember('state', views.state_view(m))),
             (OperationMode, 'robot_sm/operation_mode', qos.STATE,
              lambda m: self._remember('mode', views.mode_view(m))),
             (String, 'robot_sm/selected_input', qos.STATE,
@@ -105,8 +103,8 @@ class RobotBridge:
         with self._lock:
             self._latest[key] = value
             latest = dict(self._latest)
-        if key in ('state', 'outcome'):
-            self._sink('state', {'state': latest['state'], 'outcome': latest['outcome']})
+        if key == 'state':
+            self._sink('state', latest['state'])
         elif key in ('mode', 'input'):
             self._sink('mode', {**(latest['mode'] or {'mode': None, 'emergency_stop': None}),
                                 'input': latest['input']})
@@ -116,8 +114,6 @@ class RobotBridge:
 
     def _on_waypoints(self, msg: WaypointArray) -> None:
         view = views.waypoints_view(msg)
-        with self._lock:
-            self._waypoint_ids = [row['id'] for row in view['waypoints']]
         self._sink('waypoints', view)
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
@@ -193,12 +189,6 @@ class RobotBridge:
             return 2.0
         self._sink('routines', {'routines': list(result.data or [])})
         return 30.0
-
-    def position_of(self, waypoint_id: int) -> Optional[int]:
-        """Return the index of the waypoint with ``waypoint_id`` in the newest list, or None."""
-        with self._lock:
-            ids = list(self._waypoint_ids)
-        return ids.index(waypoint_id) if waypoint_id in ids else None
 
     def close(self) -> None:
         """Stop following and beating; the client's calls still waiting end at once."""

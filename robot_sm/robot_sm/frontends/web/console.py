@@ -22,6 +22,7 @@ from robot_sm.client import FleetClient, Result
 from robot_sm.frontends.web.actions import perform
 from robot_sm.frontends.web.bridge import RobotBridge
 from robot_sm.frontends.web.protocol import Call
+from robot_sm_msgs.msg import Operator
 
 LOG = logging.getLogger('robot_sm.web')
 #: Seconds between two looks at the fleet.
@@ -135,13 +136,13 @@ class Console:
             for channel in self.channels.values():
                 channel.put('fleet', {'robots': robots})
 
-    async def perform(self, channel: Channel, call: Call) -> Result:
-        """Do ``call`` on the channel's robot on its lane; return the suite's answer."""
+    async def perform(self, channel: Channel, call: Call, by: Operator) -> Result:
+        """Do ``call`` on the channel's robot on its lane as ``by``; return the suite's answer."""
         bridge = channel.bridge
         if bridge is None:
             return Result(False, f'{channel.namespace} is no longer shown')
         lane = self._stop_lane if call.action == 'stop' else self._call_lane
-        return await self.loop.run_in_executor(lane, perform, bridge, call)
+        return await self.loop.run_in_executor(lane, perform, bridge.client, call, by)
 
     def close(self) -> None:
         """Stop the fleet watch, the lanes and every bridge (blocks)."""

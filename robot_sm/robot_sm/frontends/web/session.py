@@ -17,6 +17,7 @@ import logging
 from typing import Any, Optional, Set
 
 from aiohttp import web, WSMsgType
+from robot_sm.client import operator
 from robot_sm.frontends.web.console import Channel, Console
 from robot_sm.frontends.web.outbox import Outbox
 from robot_sm.frontends.web.protocol import (
@@ -51,6 +52,8 @@ class PageSession:
         self.console = console
         self.role = role
         self.address = address
+        #: Who gives the page's commands.
+        self.operator = operator(f'web@{address}', surface='web', address=address)
         self.channel = channel
         self.outbox = Outbox()
         self._wake = asyncio.Event()
@@ -140,7 +143,7 @@ class PageSession:
         task.add_done_callback(self._calls.discard)
 
     async def _perform(self, call: Call) -> None:
-        result = await self.console.perform(self.channel, call)
+        result = await self.console.perform(self.channel, call, self.operator)
         LOG.info('%s on %s by %s: %s (%s)', describe(call), self.channel.namespace, self.address,
                  'done' if result.success else 'refused', result.message)
         await self._answer(call, result.success, result.message)
