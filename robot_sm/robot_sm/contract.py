@@ -160,6 +160,8 @@ CYCLE = 'robot_sm/cycle'
 OPERATION_MODE = 'robot_sm/operation_mode'
 SELECTED_INPUT = 'robot_sm/selected_input'
 OPERATOR_PRESENT = 'robot_sm/operator_present'
+#: Why the mux's e-stop is engaged (its reason), '' while released (std_msgs/String, latched).
+EMERGENCY_STOP_CAUSE = 'robot_sm/emergency_stop_cause'
 OPERATOR_HEARTBEAT = 'robot_sm/operator_heartbeat'
 SUPERVISOR_HEARTBEAT = 'robot_sm/supervisor_heartbeat'
 WAYPOINTS = 'robot_sm/waypoints'

@@ -20,7 +20,7 @@ import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from robot_sm.frontends import cli_arguments as arguments, cli_control as control
-from robot_sm.frontends import cli_verbs as verbs
+from robot_sm.frontends import cli_incidents, cli_verbs as verbs
 from robot_sm.frontends.cli_parser import add_verbs
 from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
 from robot_sm.frontends.command import entry_point
@@ -101,6 +101,9 @@ VERBS: Dict[str, Verb] = {
                   names_operator=False),
     'plugins': Verb(verbs.plugins, asks_suite=False, repeatable=True),
     'record': Verb(verbs.record, [arguments.record_options], asks_suite=False, in_daemon=False),
+    'incidents': Verb(cli_incidents.incidents, [cli_incidents.incidents_arguments],
+                      asks_suite=False, in_daemon=False),
+    'snapshot': Verb(cli_incidents.snapshot),
     'daemon start': Verb(daemon_control.start, asks_suite=False, in_daemon=False),
     'daemon stop': Verb(daemon_control.stop, [arguments.all_daemons], asks_suite=False,
                         in_daemon=False),

@@ -120,6 +120,9 @@ def up_options(parser: argparse.ArgumentParser) -> None:
                              'of its own; it prints its address with the token)')
     parser.add_argument('--web-port', type=int, default=8080, metavar='PORT',
                         help='port of --web (default 8080)')
+    parser.add_argument('--no-recorder', action='store_true',
+                        help='do not run the incident recorder (on by default, in a process of '
+                             'its own: robot-sm incidents)')
     # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
     parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
 

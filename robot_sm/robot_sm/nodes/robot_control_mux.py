@@ -11,9 +11,10 @@ command gateway forwards), and
 publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and at once
 when the input that drives sends or the output drops to zero, ``robot_sm/operation_mode``
 (transient_local) when it changes and at a low keep-alive rate, ``robot_sm/selected_input``
-(transient_local) when another input drives, ``/diagnostics`` at 1 Hz, and, with a heartbeat
-topic, ``robot_sm/operator_present`` (transient_local): true on every heartbeat, false when it
-falls silent, so that the operator sees the robot hears it.
+(transient_local) when another input drives, ``robot_sm/emergency_stop_cause`` (transient_local:
+the e-stop's reason, '' when released) on every engage and release, ``/diagnostics`` at 1 Hz,
+and, with a heartbeat topic, ``robot_sm/operator_present`` (transient_local): true on every
+heartbeat, false when it falls silent, so that the operator sees the robot hears it.
 
 The e-stop latch is kept in ``emergency_stop_file``: written on every engage and release by a
 background thread (stopping never waits for the disk), read at start.
@@ -32,6 +33,7 @@ from robot_sm import qos
 from robot_sm.contract import (
     Code,
     Command as CommandKind,
+    EMERGENCY_STOP_CAUSE,
     Mode,
     MUX_COMMAND,
     OPERATOR_PRESENT,
@@ -145,6 +147,7 @@ class RobotControlMux(MuxOperators, Node):
         self.create_timer(1.0, self._publish_diagnostics)
         self._publish_mode()
         self._publish_selected()
+        self._publish_cause(started=True)
         self._log_start(heartbeat_topic, mux_config)
 
     def _create_outputs(self, config: Dict[str, Any]) -> None:
@@ -160,6 +163,7 @@ class RobotControlMux(MuxOperators, Node):
             OperationMode, 'robot_sm/operation_mode', qos.STATE)
         self._selected_pub = self.create_publisher(String, SELECTED_INPUT, qos.STATE)
         self._selected = ''
+        self._cause_pub = self.create_publisher(String, EMERGENCY_STOP_CAUSE, qos.STATE)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._presence_pub: Optional[Publisher] = None
         if config['heartbeat_topic']:
@@ -383,6 +387,7 @@ class RobotControlMux(MuxOperators, Node):
             return
         if mux.emergency_stop is not self._emergency_stop:
             self._write_latch()
+            self._publish_cause()
             if mux.emergency_stop and not self._handling:  # engaged by the mux itself
                 self.record(AuditEntry.KIND_STOP, MUX, 'engage_emergency_stop', True,
                             mux.emergency_stop_reason)
@@ -390,6 +395,11 @@ class RobotControlMux(MuxOperators, Node):
         self._publish_mode()
         estop = ', EMERGENCY STOP' if mux.emergency_stop else ''
         self.get_logger().info(f'mode {mux.mode.name}{estop} ({mux.reason})')
+
+    def _publish_cause(self, started: bool = False) -> None:
+        mux = self._mux
+        cause = mux.reason if started else f'emergency stop engaged: {mux.emergency_stop_reason}'
+        self._cause_pub.publish(String(data=cause if mux.emergency_stop else ''))
 
     def _publish_mode(self) -> None:
         self._mode_pub.publish(

@@ -54,7 +54,7 @@ def state_view(msg: Any) -> Dict[str, Any]:
 
 
 def control_view(msg: Any) -> Dict[str, Any]:
-    """Return who holds control (``robot_sm/control``): holder, since (s since the epoch), stale."""
+    """Return who holds control (robot_sm/control): holder, since (epoch seconds), stale."""
     held = bool(msg.held)
     return {'held': held, 'holder': str(msg.holder.name) if held else '',
             'surface': str(msg.holder.surface) if held else '',
