@@ -19,7 +19,7 @@ from nav_msgs.msg import Odometry
 from operator_suite import cli_command
 import pytest
 from robot_sm import qos
-from robot_sm.client import SuiteClient
+from robot_sm.client import operator_name, SuiteClient
 from robot_sm.contract import Mode
 from robot_sm.recording.incident_files import IncidentFolder, IncidentRecord
 from robot_sm.recording.mcap_read import read_messages
@@ -138,6 +138,7 @@ def test_an_e_stop_while_driving_leaves_the_seconds_before_and_after_with_the_st
 
     assert record.kind == 'emergency_stop'
     assert record.cause.startswith('emergency stop engaged: STOP by ')   # the client's operator
+    assert record.operator == operator_name()  # from the audit log (robot_sm/audit)
     messages = read_messages(record.mcap)
     trigger = int(record.stamp * 1e9)
     ns = patrol.ros.namespace
