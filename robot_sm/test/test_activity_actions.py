@@ -17,7 +17,7 @@ import pytest
 from rclpy.action import ActionClient
 
 from robot_sm.bringup.running_suite import RunningSuite
-from robot_sm.client import operator_name
+from robot_sm.client import operator, operator_name
 from robot_sm.contract import Outcome
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.action import Explore, FollowWaypoints, GoTo
@@ -115,6 +115,29 @@ def test_cancel_stops_the_round(ros: RosHarness, suite: RunningSuite) -> None:
     assert status == GoalStatus.STATUS_CANCELED
     assert (result.outcome, result.message) == (Outcome.CANCELED, 'Waypoint following stopped')
     suite.wait_state('Idle')
+
+
+def test_a_cancel_the_suite_refuses_is_rejected_and_the_round_goes_on(
+        ros: RosHarness, suite: RunningSuite) -> None:
+    _waypoints(suite, (1.0, 0.0), (2.0, 0.0), (3.0, 0.0))
+    goal = Goal(ros, FollowWaypoints, 'robot_sm/follow_waypoints',
+                FollowWaypoints.Goal(following_mode=WaypointArray.ROUNDTRIP))
+    other = suite.client.with_operator(operator('other-station', 'cli'))
+    try:
+        goal.wait_feedback(lambda f: f.state.startswith('W: '))
+        assert other.take_control().success
+        canceling = goal.handle.cancel_goal_async()
+        assert wait_until(canceling.done, WAIT), 'the cancel was not answered'
+        # The goal's operator no longer holds control: its stop is refused, so is the cancel.
+        assert not canceling.result().goals_canceling  # no goal is canceling
+        time.sleep(0.5)
+        assert not goal._result.done()
+        assert suite.client.latched(StateInfo, 'robot_sm/state').name.startswith('W: ')
+        assert other.stop_waypoint_following().success  # the holder's stop ends the round
+        status, result = goal.result()
+    finally:
+        goal.close()
+    assert (status, result.outcome) == (GoalStatus.STATUS_ABORTED, Outcome.CANCELED)
 
 
 def test_a_failed_round_and_an_interrupted_one(ros: RosHarness, start_scripted: Any) -> None:

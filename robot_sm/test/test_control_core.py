@@ -9,9 +9,10 @@ import json
 import pathlib
 import subprocess
 import sys
+import time
 
 from robot_sm.contract import Command
-from robot_sm.gateway.audit import AuditLog, read_records, Record, selected
+from robot_sm.gateway.audit import AuditLog, latest_records, MOST_ENTRIES, read_records, Record
 from robot_sm.gateway.control import ControlLease, FREE_COMMANDS, NEEDS_CONTROL, raw_refusal
 from robot_sm.gateway.request import OperatorId
 
@@ -136,9 +137,10 @@ def test_the_audit_log_appends_flushed_lines_and_reads_them_back(tmp_path: pathl
     records = list(read_records(log.paths()))
     assert records == [first, Record(WALL + 5, 'stop', 'bob', 'web', '10.0.0.7',
                                      'engage_emergency_stop')]
-    assert selected(records, operator='bob')[0].operator == 'bob'
-    assert selected(records, since=WALL + 1) == records[1:]
-    assert selected(records, limit=1) == records[1:]
+    assert latest_records(log.paths(), operator='bob') == records[1:]
+    assert latest_records(log.paths(), since=WALL + 1) == records[1:]
+    assert latest_records(log.paths(), limit=1) == records[1:]
+    assert latest_records(log.paths(), operator='carol') == []
 
 
 def test_the_audit_log_rotates_within_its_budget(tmp_path: pathlib.Path) -> None:
@@ -152,3 +154,22 @@ def test_the_audit_log_rotates_within_its_budget(tmp_path: pathlib.Path) -> None
     assert sum(path.stat().st_size for path in files) <= 3 * 4096
     times = [record.time for record in read_records(files)]
     assert times == sorted(times) and times[-1] == WALL + 299  # the newest kept, in order
+    # Read from the end across the files, in small chunks: the same records, the newest last.
+    assert [r.time for r in latest_records(files)] == times
+    assert [r.time for r in latest_records(files, limit=40)] == times[-40:]
+    assert [r.time for r in latest_records(files, since=times[5])] == times[5:]
+
+
+def test_reading_the_latest_entries_costs_what_they_hold_not_what_the_log_holds(
+        tmp_path: pathlib.Path) -> None:
+    log = AuditLog(str(tmp_path / 'audit.jsonl'), max_bytes=64 * 1024 * 1024)
+    line = Record(0.0, 'command', 'alice', command='add_waypoint', message='x' * 100).line()
+    head, tail = line.split('0.0', 1)
+    with open(log.path, 'w') as file:  # about 40 MB: 200k entries
+        file.writelines(f'{head}{WALL + number}{tail}\n' for number in range(200_000))
+    started = time.process_time()
+    latest = latest_records(log.paths(), limit=20)
+    assert [r.time for r in latest] == [WALL + n for n in range(199_980, 200_000)]
+    # The whole file takes seconds to parse; the last 20 entries are one chunk from its end.
+    assert time.process_time() - started < 0.5
+    assert len(latest_records(log.paths())) == MOST_ENTRIES

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Any, List, NamedTuple, Optional, Tuple
 
-from robot_sm.contract import Activity, FOLLOWING_MODES, Outcome
+from robot_sm.contract import Activity, FOLLOWING_MODES, Mode, MODE_NAMES, Outcome
 from robot_sm.planar import yaw_from_quaternion
 from robot_sm_msgs.msg import StateInfo, WaypointArray
 
@@ -91,10 +91,10 @@ def held_because(mode: Optional[str], emergency_stop: Optional[bool]) -> str:
     if emergency_stop:
         return ('the e-stop is engaged: release it (robot-sm estop off, or '
                 'robot_sm/emergency_stop false), then select a mode or start an activity')
-    if mode == 'stopped':
+    if mode == MODE_NAMES[Mode.STOPPED]:
         return ('the mux is STOPPED (as after every start of the suite): start an activity, '
                 'which selects autonomy, or select a mode (robot-sm mode autonomy)')
-    if mode == 'teleop':
+    if mode == MODE_NAMES[Mode.TELEOPERATION]:
         return 'teleoperation: only the operator drives (robot-sm mode autonomy hands back)'
     return ''
 

@@ -10,6 +10,8 @@ import math
 import pathlib
 from typing import Any, Iterable
 
+from robot_sm.contract import FOLLOWING_MODES, MODES
+
 
 def finite(text: str) -> float:
     value = float(text)
@@ -84,7 +86,7 @@ def expect_option(parser: argparse.ArgumentParser) -> None:
 
 
 def mode_name(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('mode', choices=['autonomy', 'teleop', 'stopped'])
+    parser.add_argument('mode', choices=list(MODES))
 
 
 def routine_name(parser: argparse.ArgumentParser) -> None:
@@ -159,7 +161,7 @@ def record_options(parser: argparse.ArgumentParser) -> None:
 
 
 def follow_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--mode', '-m', choices=['single', 'roundtrip', 'patrol'])
+    parser.add_argument('--mode', '-m', choices=list(FOLLOWING_MODES))
     parser.add_argument('--reverse', action='store_true', help='highest index first')
 
 

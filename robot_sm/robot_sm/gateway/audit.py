@@ -6,7 +6,9 @@ The gateway appends one :class:`Record` per line to ``audit.jsonl`` (in the robo
 keeps every entry it acknowledged. When the file grows past ``max_bytes`` it is rotated
 (``audit.jsonl.1`` ... ``audit.jsonl.<files - 1>``, oldest dropped), so the log never holds
 more than ``max_bytes * files`` bytes. :func:`read_records` reads the files back, oldest first,
-skipping lines it cannot read (a line cut by a power loss). Pure: no rclpy.
+skipping lines it cannot read (a line cut by a power loss); :func:`latest_records` reads them from
+the end and stops at what it was asked for, so that an answer costs what it holds, not what the log
+holds. Pure: no rclpy.
 """
 
 from dataclasses import asdict, dataclass, field
@@ -17,6 +19,12 @@ from typing import Any, Dict, Iterator, List, Optional, TextIO
 
 #: What an entry records.
 KINDS = ('command', 'control', 'stop', 'raw')
+
+#: The most entries one answer holds (``limit`` 0 asks for all of them, up to this).
+MOST_ENTRIES = 10_000
+
+#: How much of a file is read at a time from its end.
+CHUNK_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -121,8 +129,50 @@ def read_records(paths: List[pathlib.Path]) -> Iterator[Record]:
                 continue
 
 
-def selected(records: List[Record], since: float = 0.0, operator: str = '',
-             limit: int = 0) -> List[Record]:
-    """Return the records at or after ``since`` (by ``operator`` if given), the last ``limit``."""
-    chosen = [r for r in records if r.time >= since and (not operator or r.operator == operator)]
-    return chosen[-limit:] if limit else chosen
+def lines_from_end(path: pathlib.Path) -> Iterator[str]:
+    """Yield the lines of ``path``, last first, reading it backwards in chunks."""
+    try:
+        handle = open(path, 'rb')
+    except OSError:
+        return
+    with handle:
+        position = handle.seek(0, os.SEEK_END)
+        rest = b''
+        while position > 0:
+            size = min(CHUNK_BYTES, position)
+            position -= size
+            handle.seek(position)
+            pieces = (handle.read(size) + rest).split(b'\n')
+            rest = pieces[0]
+            for piece in reversed(pieces[1:]):
+                if piece:
+                    yield piece.decode('utf-8', errors='replace')
+        if rest:
+            yield rest.decode('utf-8', errors='replace')
+
+
+def latest_records(paths: List[pathlib.Path], since: float = 0.0, operator: str = '',
+                   limit: int = 0) -> List[Record]:
+    """
+    Return the last ``limit`` records (0: up to :data:`MOST_ENTRIES`) at or after ``since``.
+
+    Only records by ``operator`` count if it is given. ``paths`` are oldest first, as
+    :meth:`AuditLog.paths` gives them; the records come back oldest first too. Reading stops at
+    the first record older than ``since`` (the log is in time order) or once ``limit`` are found.
+    """
+    wanted = min(limit, MOST_ENTRIES) if limit > 0 else MOST_ENTRIES
+    found: List[Record] = []
+    for path in reversed(paths):
+        for line in lines_from_end(path):
+            try:
+                record = Record.from_line(line)
+            except (ValueError, TypeError):
+                continue
+            if record.time < since:
+                return found[::-1]
+            if operator and record.operator != operator:
+                continue
+            found.append(record)
+            if len(found) >= wanted:
+                return found[::-1]
+    return found[::-1]

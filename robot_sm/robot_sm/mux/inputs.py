@@ -21,6 +21,7 @@ with them, so a node and a mux built in Python refuse the same values with the s
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
+from robot_sm.contract import OPERATOR_CMD_VEL
 from robot_sm.mux.status import Mode
 from robot_sm.parameters import ConfigurationError, duration, not_empty, Param, validate_all
 
@@ -39,7 +40,7 @@ NO_INPUT = 'none'
 #: every mux has, on :data:`OPERATOR_TOPIC`, whose commands count only from the operator who
 #: holds control (the node checks; the core treats it as any teleoperation input).
 OPERATOR = 'operator'
-OPERATOR_TOPIC = 'robot_sm/operator_cmd_vel'
+OPERATOR_TOPIC = OPERATOR_CMD_VEL
 RESERVED_NAMES = (JOYSTICK, HEARTBEAT, SUPERVISOR, NO_INPUT, OPERATOR)
 
 

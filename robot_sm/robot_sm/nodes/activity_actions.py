@@ -6,10 +6,11 @@ The activities as ROS 2 actions, the way Nav2 exposes its tasks.
 policy and answers as ``robot_sm/command``), follow the run it began until it ends, and answer
 with the run's outcome code (``StateInfo.OUTCOME_*``) and the suite's words. A start the suite
 refuses ends the goal at once with OUTCOME_REFUSED and the reason (the goal is accepted first,
-so that ``ros2 action send_goal`` shows why). Cancel is the operator's stop: the goal's operator
-stops the run through the gateway, and the goal ends CANCELED when the run does. Feedback comes
-at most every :data:`FEEDBACK_PERIOD` seconds: the state, the waypoint or goal being driven to,
-the distance left, the counts of :class:`robot_sm.statemachine.progress.RunProgress`.
+so that ``ros2 action send_goal`` shows why). Cancel is the operator's stop: the goal's
+operator stops the run through the gateway, and the goal ends CANCELED when the run does; a
+stop the gateway refuses (another operator holds control) rejects the cancel, and the run goes
+on. Feedback comes at most every :data:`FEEDBACK_PERIOD` seconds: the state, the waypoint or goal
+being driven to, the distance left, the counts of :class:`robot_sm.statemachine.progress.RunProgress`.
 """
 
 from dataclasses import dataclass, field
@@ -140,14 +141,15 @@ class ActivityActions:
             return await self._execute(handle, action, start)
         return execute
 
-    def _canceller(self, stop: Kind) -> Callable[[Any], CancelResponse]:
-        def cancel(handle: Any) -> CancelResponse:
+    def _canceller(self, stop: Kind) -> Callable[[Any], Any]:
+        async def cancel(handle: Any) -> CancelResponse:
             msg = Command.Request(command=int(stop), by=handle.request.by)
             if not msg.by.surface:
                 msg.by.surface = 'action'
-            executor = self._node.executor
-            if executor is not None:
-                executor.create_task(self._gateway.execute, msg)
+            done = await self._gateway.execute(msg)
+            if not done.success:
+                self._node.get_logger().warning(f'cancel refused: {done.message}')
+                return CancelResponse.REJECT
             return CancelResponse.ACCEPT
         return cancel
 

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional
 from builtin_interfaces.msg import Time
 from rclpy.node import Node
 from robot_sm.contract import AUDIT, Code, Command as Kind, CONTROL, GET_AUDIT, MUX_AUDIT
-from robot_sm.gateway.audit import AuditLog, read_records, Record, selected
+from robot_sm.gateway.audit import AuditLog, latest_records, Record
 from robot_sm.gateway.control import ControlLease, Decision, IDLE_TIMEOUT
 from robot_sm.gateway.request import OperatorId
 from robot_sm.nodes.command_messages import operator_message, operator_of
@@ -207,8 +207,8 @@ class OperatorControl:
             response.success = False
             response.message = 'the audit log is off (audit_file is empty)'
             return response
-        records = selected(list(read_records(self.log.paths())), float(request.since),
-                           str(request.by), int(request.limit))
+        records = latest_records(self.log.paths(), float(request.since), str(request.by),
+                                 int(request.limit))
         response.entries = [entry_of(record) for record in records]
         response.success, response.message = True, str(self.log.path)
         return response

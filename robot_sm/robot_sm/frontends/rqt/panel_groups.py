@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional
 
 from robot_sm.client import WaypointInfo
 from robot_sm.contract import FOLLOWING_MODES as FOLLOWING_MODE_NUMBERS, WAYPOINT_COLOURS
-from robot_sm.contract import waypoint_status
+from robot_sm.contract import Mode, MODE_NAMES, waypoint_status
 from robot_sm.frontends.rqt.qt import QtGui, QtWidgets
 
 #: The following modes in the order of the panel's box.
@@ -50,9 +50,9 @@ class ControlGroup(QtWidgets.QGroupBox):
                                      'Continue resumes it where it was')
         grid.addWidget(self.pause_button, 0, 2)
         self.mode_buttons: Dict[str, QtWidgets.QRadioButton] = {}
-        for column, (mode, label) in enumerate((('autonomy', 'Autonomy'),
-                                                ('stopped', 'Stopped'),
-                                                ('teleop', 'Teleoperation'))):
+        labels = ((Mode.AUTONOMOUS, 'Autonomy'), (Mode.STOPPED, 'Stopped'),
+                  (Mode.TELEOPERATION, 'Teleoperation'))
+        for column, (mode, label) in enumerate((MODE_NAMES[m], text) for m, text in labels):
             self.mode_buttons[mode] = named(QtWidgets.QRadioButton(label), f'mode_{mode}')
             grid.addWidget(self.mode_buttons[mode], 1, column)
         self.state_label = named(QtWidgets.QLabel('Current state: (waiting for the suite)'),
