@@ -35,6 +35,7 @@ setup(
         'console_scripts': [
             'base_controller = robot_sm.nodes.base_controller:main',
             'robot-sm = robot_sm.frontends.command:entry_point',
+            'incident_recorder = robot_sm.nodes.incident_recorder:main',
             'robot_control_mux = robot_sm.nodes.robot_control_mux:main',
             'robot_sim = robot_sm.nodes.robot_sim:main',
             'service_provider = robot_sm.nodes.service_provider:main',

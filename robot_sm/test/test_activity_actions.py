@@ -17,6 +17,7 @@ import pytest
 from rclpy.action import ActionClient
 
 from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import operator_name
 from robot_sm.contract import Outcome
 from robot_sm.testing import RosHarness, wait_until
 from robot_sm_msgs.action import Explore, FollowWaypoints, GoTo
@@ -26,9 +27,15 @@ WAIT = 10.0
 
 
 class Goal:
-    """A goal sent with an rclpy ActionClient: its handle, feedback and result."""
+    """
+    A goal sent with an rclpy ActionClient: its handle, feedback and result.
+
+    The goal names the operator of the suite's client (the tests' other commands hold control
+    with it: a goal without an operator is a raw ROS caller's, refused while one holds it).
+    """
 
     def __init__(self, ros: RosHarness, action: Any, name: str, goal: Any) -> None:
+        goal.by.name, goal.by.surface = operator_name(), 'action'
         self.client = ActionClient(ros.probe, action, name)
         assert self.client.wait_for_server(timeout_sec=WAIT), f'no {name} action server'
         self.feedback: List[Any] = []

@@ -19,12 +19,11 @@ from typing import Any, Iterator, List
 import pytest
 from robot_sm import qos
 from robot_sm.client import operator as who
-from robot_sm.contract import Activity, AUDIT, Outcome
+from robot_sm.contract import Activity, Outcome
 from robot_sm.demo.browser import unavailable_reason
-from robot_sm.frontends.web.event_feed import RECORDS
 from robot_sm.resources import share_directory
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
-from robot_sm_msgs.msg import AuditEntry, ExecutionState, Operator as OperatorMsg
+from robot_sm_msgs.msg import ExecutionState
 from sensor_msgs.msg import JointState
 from web_console_field_rig import FieldOperator, FieldRobot
 from web_console_http import flood
@@ -137,20 +136,17 @@ def test_the_diagram_s_highlight_follows_the_state_through_a_waypoint_round(
 
 def test_the_timeline_shows_an_e_stop_with_its_cause_and_another_operator_s_action(
         robot: FieldRobot, operator: FieldOperator) -> None:
-    audit = robot.ros.publisher(AuditEntry, AUDIT, RECORDS)
     operator.open_page()
     released(robot, operator)
-    assert wait_until(lambda: audit.get_subscription_count() > 0, WAIT)
-    entry = AuditEntry(kind=AuditEntry.KIND_COMMAND, command='start_waypoint_following',
-                       arguments='{"following_mode": "patrol"}', success=False, code=3,
-                       message='web@10.0.0.9 holds control',
-                       by=OperatorMsg(name='alice', surface='cli', address='10.0.0.7'))
-    entry.stamp = robot.ros.probe.get_clock().now().to_msg()
-    audit.publish(entry)
-    operator.until(lambda: any('alice (cli)' in row and 'start_waypoint_following' in row
+    operator.click('mode-stopped')  # the page's operator holds control from now on
+    operator.until(lambda: operator.text('answer').startswith('mode stopped:'), 'no answer')
+    alice = robot.client.with_operator(who('alice', surface='cli'))
+    refused = alice.set_mode('autonomy')  # the suite refuses her, and its audit log says so
+    assert not refused.success
+    operator.until(lambda: any('alice (cli)' in row and 'select_mode' in row
                                for row in operator.events('operator')), 'no action shown')
     bob = robot.client.with_operator(who('bob', surface='cli'))
-    assert bob.set_emergency_stop(True).success
+    assert bob.set_emergency_stop(True).success  # a STOP needs no control
     operator.until(lambda: any('STOP by bob (cli)' in row for row in operator.events('estop')),
                    'no e-stop cause shown')
     # Filters: by kind, and by the least level shown.

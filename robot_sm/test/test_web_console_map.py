@@ -18,6 +18,7 @@ from operator_suite import scripted
 import pytest
 from robot_sm import qos
 from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import operator as who
 from robot_sm.demo.browser import unavailable_reason
 from robot_sm.frontends.web.gate import Gate
 from robot_sm.frontends.web.server import WebServer, WebServerThread
@@ -83,6 +84,9 @@ class Console:
         self.ros.probe.create_timer(0.1, lambda: odometry.publish(pose))
         self.suite = RunningSuite(namespace=self.ros.namespace, context=self.ros.context,
                                   parameters=scripted())
+        # The test's own calls are those of the operator at the page (on this computer).
+        self.suite.client = self.suite.client.with_operator(
+            who('web@127.0.0.1', surface='web', address='127.0.0.1'))
         assert self.suite.client.add_waypoint(*WAYPOINT).success
         self.server = WebServerThread(WebServer(self.ros.context, self.ros.namespace,
                                                 Gate(AccessTokens(TOKEN), tls=False), port=0))

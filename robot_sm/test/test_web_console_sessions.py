@@ -17,6 +17,7 @@ import aiohttp
 from operator_suite import scripted
 import pytest
 from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import operator
 from robot_sm.frontends.web.gate import COOKIE, Gate
 from robot_sm.frontends.web.server import WebServer, WebServerThread
 from robot_sm.frontends.web.tokens import AccessTokens, FailedAttempts
@@ -36,6 +37,9 @@ def served() -> Iterator[Served]:
     try:
         suite = RunningSuite(namespace=harness.namespace, context=harness.context,
                              parameters=scripted())
+        # The test's own calls are those of the operator at the page (on this computer).
+        suite.client = suite.client.with_operator(
+            operator('web@127.0.0.1', surface='web', address='127.0.0.1'))
         gate = Gate(AccessTokens(OPERATOR), tls=False, session_idle=SESSION_IDLE,
                     slow_check=0.05)
         server = WebServerThread(WebServer(harness.context, harness.namespace, gate, port=0))

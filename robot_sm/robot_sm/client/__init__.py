@@ -18,6 +18,7 @@ cancel (:mod:`~robot_sm.client.tasks`).
 
 from robot_sm.client.connection import MODE_NAMES, operator, operator_name, Result
 from robot_sm.client.connection import SuiteUnavailable
+from robot_sm.client.control_calls import AuditRecord, ControlInfo
 from robot_sm.client.fleet import Acknowledgement, FleetClient, RobotStatus
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
@@ -30,7 +31,8 @@ from robot_sm.client.status import (
 from robot_sm.client.suite_client import SuiteClient
 from robot_sm.client.tasks import Task, TaskFeedback, TaskResult, TaskStatus, WaitTimeout
 
-__all__ = ['Acknowledgement', 'FleetClient', 'FOLLOWING_MODE_NAMES', 'held_because',
+__all__ = ['Acknowledgement', 'AuditRecord', 'ControlInfo', 'FleetClient',
+           'FOLLOWING_MODE_NAMES', 'held_because',
            'MODE_NAMES', 'ModeState', 'operator', 'operator_name', 'Result', 'RobotStatus',
            'Status', 'SuiteClient', 'SuiteUnavailable', 'Task', 'TaskFeedback', 'TaskResult',
            'TaskStatus', 'WaitTimeout', 'waypoint_infos', 'WaypointInfo']

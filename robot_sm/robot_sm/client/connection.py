@@ -76,6 +76,8 @@ class Result:
     data: Any = None
     #: The command gateway's answer code (None for calls that are not commands).
     code: Optional[Code] = None
+    #: The command acquired control for the client's operator (nobody held it).
+    control_acquired: bool = False
 
 
 class SuiteConnection:
@@ -208,7 +210,8 @@ class SuiteConnection:
         response = self.call(Command, service, request)
         code = Code(response.code) if response.code in Code._value2member_map_ else None
         return Result(bool(response.success), str(response.message),
-                      int(response.waypoint_id) if kind is Kind.ADD_WAYPOINT else None, code)
+                      int(response.waypoint_id) if kind is Kind.ADD_WAYPOINT else None, code,
+                      bool(response.control_acquired))
 
     def _subscribe_latched(self, msg_type: Any, topic: str) -> None:
         with self._changed:

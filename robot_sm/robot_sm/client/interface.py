@@ -8,7 +8,9 @@ discovery happens before the first command rather than during it.
 
 from robot_sm.contract import (
     COMMAND,
+    CONTROL,
     CYCLE,
+    GET_AUDIT,
     MUX_COMMAND,
     OPERATION_MODE,
     REVERSE_MODE,
@@ -18,7 +20,7 @@ from robot_sm.contract import (
     WAYPOINTS,
 )
 from robot_sm_msgs import srv
-from robot_sm_msgs.msg import OperationMode, StateInfo, WaypointArray
+from robot_sm_msgs.msg import ControlState, OperationMode, StateInfo, WaypointArray
 from std_msgs.msg import Bool, String
 from std_srvs.srv import Trigger
 
@@ -30,6 +32,7 @@ SERVICES = (
     (srv.GetWaypoints, 'robot_sm/get_waypoints'),
     (srv.GetWaypointRoutines, 'robot_sm/get_waypoint_routines'),
     (Trigger, 'robot_sm/state_info'),
+    (srv.GetAudit, GET_AUDIT),
 )
 #: The transient-local topics the status is read from: (type, name relative to the namespace).
 STATUS_TOPICS = (
@@ -39,6 +42,7 @@ STATUS_TOPICS = (
     (String, SELECTED_INPUT),
     (WaypointArray, WAYPOINTS),
     (Bool, REVERSE_MODE),
+    (ControlState, CONTROL),
 )
 #: Every transient-local topic a SuiteClient reads.
 LATCHED_TOPICS = STATUS_TOPICS + ((String, CYCLE),)

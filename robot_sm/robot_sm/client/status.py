@@ -1,7 +1,7 @@
 """What the suite shows an operator: its status, its waypoints, the mux's mode, as plain values."""
 
 from dataclasses import dataclass, field
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Any, List, NamedTuple, Optional, Tuple
 
 from robot_sm.contract import Activity, FOLLOWING_MODES, Outcome
 from robot_sm.planar import yaw_from_quaternion
@@ -52,6 +52,8 @@ class Status:
     #: Why autonomy does not move the robot now, and what to do ('' when nothing holds it):
     #: :func:`held_because` of the mode and e-stop.
     held: str = ''
+    #: Who holds control (a :class:`robot_sm.client.control_calls.ControlInfo`), if known.
+    control: Any = None
 
     def read_state(self, info: StateInfo) -> None:
         """Take the activity and how the last one ended from the typed state."""

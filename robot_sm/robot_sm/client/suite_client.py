@@ -31,11 +31,8 @@ from typing import Any, Dict, Optional
 
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient
-from robot_sm.client.connection import (
-    MODE_NAMES,
-    Result,
-    SuiteUnavailable,
-)
+from robot_sm.client.connection import MODE_NAMES, Result, SuiteUnavailable
+from robot_sm.client.control_calls import ControlCalls
 from robot_sm.client.interface import LATCHED_TOPICS, SERVICES, STATUS_TOPICS
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
@@ -76,7 +73,7 @@ ACTIONS = {'waypoint following': (FollowWaypoints, FOLLOW_WAYPOINTS_ACTION),
            'exploration': (Explore, EXPLORE_ACTION), 'simple goal': (GoTo, GO_TO_ACTION)}
 
 
-class SuiteClient(WaypointCalls):
+class SuiteClient(WaypointCalls, ControlCalls):
     """A connection to a running suite in the namespace ``namespace``: the operator's calls."""
 
     def prepare(self) -> None:
@@ -332,6 +329,7 @@ class SuiteClient(WaypointCalls):
         status.following_reverse = bool(array.reverse)
         status.driving_reverse = bool(self.latched(Bool, REVERSE_MODE).data)
         status.read_state(self.latched(StateInfo, STATE))
+        status.control = self.control()
         try:
             pose = self.robot_pose()
         except SuiteUnavailable as error:

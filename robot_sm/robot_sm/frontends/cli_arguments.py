@@ -24,11 +24,13 @@ def complete_worlds(**_: Any) -> Iterable[str]:
     return shipped_worlds()
 
 
-def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) -> None:
+def common_options(parser: argparse.ArgumentParser, after_verb: bool = False,
+                   operator: bool = True) -> None:
     """
     Add the options every verb takes: before the verb, and (``after_verb``) after it.
 
-    They are --namespace, --timeout, --json, --no-daemon and --operator.
+    They are --namespace, --timeout, --json, --no-daemon and (unless not ``operator``: a verb
+    with an --operator of its own) --operator.
 
     After the verb, as ros2cli's options are (``robot-sm status --json``), an option given
     there wins over the same before the verb; not given, it leaves that one's value.
@@ -45,9 +47,10 @@ def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) ->
     parser.add_argument('--no-daemon', action='store_true', default=default(False),
                         help='do the command in this process, not in the robot-sm daemon '
                              '(also: ROBOT_SM_NO_DAEMON=1)')
-    parser.add_argument('--operator', default=default(None), metavar='NAME',
-                        help='who gives the command (default: ROBOT_SM_OPERATOR, else '
-                             'user@host)')
+    if operator:
+        parser.add_argument('--operator', default=default(None), metavar='NAME',
+                            help='who gives the command (default: ROBOT_SM_OPERATOR, else '
+                                 'user@host)')
 
 
 def on_off(parser: argparse.ArgumentParser) -> None:
@@ -117,6 +120,9 @@ def up_options(parser: argparse.ArgumentParser) -> None:
                              'of its own; it prints its address with the token)')
     parser.add_argument('--web-port', type=int, default=8080, metavar='PORT',
                         help='port of --web (default 8080)')
+    parser.add_argument('--no-recorder', action='store_true',
+                        help='do not run the incident recorder (on by default, in a process of '
+                             'its own: robot-sm incidents)')
     # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
     parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
 

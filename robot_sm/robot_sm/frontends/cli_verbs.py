@@ -63,12 +63,13 @@ def up(args: argparse.Namespace, emit: Emit) -> int:
     Run the suite (and the simulation, and teleop) in this process until SIGINT or SIGTERM, for
     machines without ros2 launch. Loads config/robot_sm.yaml (and config/sim.yaml with --sim),
     then --params. With --robots N, a simulated fleet: one simulation, and each robot's suite in
-    a process of its own. With --web, also the web operator console (robot-sm web).
+    a process of its own. With --web, also the web operator console (robot-sm web). The
+    incident recorder runs beside it in a process of its own, unless --no-recorder.
     """
     from robot_sm.bringup.up import run_up
     return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote,
                   args.robots, args.discovery_server, args.fleet_robot,
-                  args.web_port if args.web else None)
+                  args.web_port if args.web else None, not args.no_recorder)
 
 
 def connect(args: argparse.Namespace, emit: Emit) -> int:

@@ -27,6 +27,7 @@ from rclpy.node import Node
 from robot_sm.nodes.activity_actions import ActivityActions
 from robot_sm.nodes.command_gateway import CommandGateway
 from robot_sm.nodes.node_parameters import declare_parameters
+from robot_sm.nodes.operator_control import OperatorControl, parameters as control_parameters
 from robot_sm.nodes.plugin_context import RosEndpoints, StateContext
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.nodes.state_report import state_info
@@ -50,7 +51,7 @@ from std_srvs.srv import SetBool, Trigger
 PLUGIN_PARAMETERS = {part.parameter: part.default for part in ROLES.values() if part.parameter}
 
 
-def parameters() -> List[Param]:
+def parameters(namespace: str = '/') -> List[Param]:
     """Return the specifications of the node's own parameters; plugins add more."""
     specs = [
         rate('update_frequency', 20.0, 'Ticks of the state machine per second (each also '
@@ -62,6 +63,7 @@ def parameters() -> List[Param]:
               'provider and the mux answer.'),
         duration('service_timeout', 5.0, 'Time a state waits for a service answer.', 0.1,
                  600.0),
+        *control_parameters(namespace),
     ]
     for name, default in PLUGIN_PARAMETERS.items():
         roles = ', '.join(role.value for role, part in ROLES.items() if part.parameter == name)
@@ -89,7 +91,7 @@ class StateInterface(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('state_interface', **kwargs)
-        config = declare_parameters(self, parameters())
+        config = declare_parameters(self, parameters(self.get_namespace()))
         registry = PluginRegistry()
         values = {**config, **_declare_plugin_parameters(self, registry)}
         self._seconds = seconds_clock(self)
@@ -125,8 +127,10 @@ class StateInterface(Node):
                                     publish_report=self._publish_report,
                                     activity_ended=self._on_activity_end)
         #: Every operator command, and the RSM-compatible starts (see command_gateway).
+        #: Who holds control, and the audit log.
+        self.control = OperatorControl(self, config)
         self.gateway = CommandGateway(self, self.machine, config['service_timeout'],
-                                      self._goal_in_map, self._publish_outcome)
+                                      self._goal_in_map, self._publish_outcome, self.control)
         #: The activities as actions (robot_sm/follow_waypoints, explore, go_to).
         self.actions = ActivityActions(self, self.machine, self.gateway)
         #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
@@ -149,7 +153,7 @@ class StateInterface(Node):
         self.create_service(Trigger, 'robot_sm/state_info', self._on_state_info,
                             qos_profile=SERVICES)
         self.create_service(Trigger, 'robot_sm/stop_2d_nav_goal', self._on_stop_simple_goal,
-                            qos_profile=SERVICES)
+                            qos_profile=SERVICES, callback_group=starts)
         self.machine.start()
         self._timer = self.create_timer(1.0 / config['update_frequency'], self._on_tick)
 
@@ -245,8 +249,10 @@ class StateInterface(Node):
         response.success, response.message = bool(name), name or 'No active state'
         return response
 
-    def _on_stop_simple_goal(self, _: Trigger.Request, response: Trigger.Response) -> Any:
-        response.success, response.message = self.machine.stop_simple_goal()
+    async def _on_stop_simple_goal(self, _: Trigger.Request,
+                                   response: Trigger.Response) -> Any:
+        done = await self.gateway.raw_cancel_goal()
+        response.success, response.message = done.success, done.message
         return response
 
     def destroy_node(self) -> None:
@@ -254,6 +260,7 @@ class StateInterface(Node):
         self.machine.shutdown()
         if self.actions is not None:
             self.actions.destroy()
+        self.control.close()
         super().destroy_node()
 
 

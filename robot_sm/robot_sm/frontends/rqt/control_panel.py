@@ -36,6 +36,7 @@ from robot_sm.contract import Activity
 from robot_sm.frontends.presence import HEARTBEAT_RATE
 from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.rqt.panel_backend import PanelBackend, waypoint_rows
+from robot_sm.frontends.rqt.panel_control import ControlRow, PanelControl
 from robot_sm.frontends.rqt.panel_groups import (
     ControlGroup,
     ExplorationGroup,
@@ -115,6 +116,8 @@ class ControlPanel(QtWidgets.QWidget):
                                     'presence_label')
         self.presence_label.setWordWrap(True)
         layout.addWidget(self.presence_label)
+        self.control_row = ControlRow()
+        layout.addWidget(self.control_row)
         control, exploration, following, movement = (
             ControlGroup(), ExplorationGroup(), FollowingGroup(), MovementGroup())
         self.waypoint_table = WaypointTable(self._on_table_routine_changed)
@@ -138,6 +141,14 @@ class ControlPanel(QtWidgets.QWidget):
         self.info_label.setWordWrap(True)
         layout.addWidget(self.info_label)
         self._connect()
+        self.control = PanelControl(
+            self.control_row,
+            always=[self.following_button, self.exploration_button, self.set_waypoint_button,
+                    self.reverse_box, self.stop_goal_button, self.delete_button,
+                    self.up_button, self.down_button, self.routine_box],
+            conditional=[*self.mode_buttons.values(), self.exploration_mode,
+                         self.following_mode, self.reset_button],
+            request=self.request, client=lambda: self.backend.client)
 
     def _connect(self) -> None:
         """Connect every control to the call it makes."""
@@ -211,6 +222,8 @@ class ControlPanel(QtWidgets.QWidget):
         if description == 'routines':
             if result.success:
                 self._set_routines(list(result.data or []))
+            return
+        if not description:  # a keep-alive: nothing to tell
             return
         if result.success:
             self.info_label.setText(f'{description}: {result.message}')
@@ -324,10 +337,12 @@ class ControlPanel(QtWidgets.QWidget):
             self.following_mode.setCurrentIndex(
                 FOLLOWING_MODES.index(FOLLOWING_MODE_NAMES.get(array.mode, 'single')))
         self.waypoint_table.show_waypoints(waypoint_rows(array), self._routines)
+        self.control.show(latest['control'], str(self.backend.client.by.name))
 
     def shutdown(self) -> None:
         """Stop refreshing and release the backend (ROS itself keeps running)."""
         self._closed = True
+        self.control.stop()
         self._timer.stop()
         self._heartbeat.stop()
         self._robots_timer.stop()

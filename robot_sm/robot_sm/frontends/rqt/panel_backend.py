@@ -22,10 +22,17 @@ from robot_sm.client import (
     waypoint_infos,
     WaypointInfo,
 )
-from robot_sm.contract import OPERATION_MODE, REVERSE_MODE, SELECTED_INPUT, STATE, WAYPOINTS
+from robot_sm.contract import (
+    CONTROL,
+    OPERATION_MODE,
+    REVERSE_MODE,
+    SELECTED_INPUT,
+    STATE,
+    WAYPOINTS,
+)
 from robot_sm.frontends.presence import OperatorPresence
 from robot_sm.qos import STATE as LATCHED
-from robot_sm_msgs.msg import OperationMode, Operator, StateInfo, WaypointArray
+from robot_sm_msgs.msg import ControlState, OperationMode, Operator, StateInfo, WaypointArray
 from std_msgs.msg import Bool, String
 
 #: The latched topics the panel shows, by key.
@@ -36,6 +43,7 @@ TOPICS = {
     'waypoints': (WaypointArray, WAYPOINTS),
     'reverse_mode': (Bool, REVERSE_MODE),
     'exploration_mode': (Bool, 'robot_sm/exploration_mode'),
+    'control': (ControlState, CONTROL),
 }
 
 

@@ -30,14 +30,14 @@ from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
 from robot_sm.client import SuiteClient, SuiteUnavailable
-from robot_sm.contract import CYCLE, MUX_COMMAND, STATE
+from robot_sm.contract import CONTROL, CYCLE, MUX_COMMAND, STATE
 from robot_sm.frontends.presence import OperatorPresence
 from robot_sm.frontends.web import views
 from robot_sm.frontends.web.arm_watch import ArmWatch
 from robot_sm.frontends.web.cycle_diagram import CycleDocumentError, layout
 from robot_sm.frontends.web.event_feed import EventFeed
 from robot_sm.frontends.web.map_image import map_picture
-from robot_sm_msgs.msg import OperationMode, StateInfo, WaypointArray
+from robot_sm_msgs.msg import ControlState, OperationMode, StateInfo, WaypointArray
 from robot_sm_msgs.srv import Command
 from std_msgs.msg import Bool, String
 
@@ -67,6 +67,8 @@ class RobotBridge:
                                         'interrupt': None, 'reverse': None}
         self._mux = self.namespace.rstrip('/') + '/robot_control_mux'
         self._reason: Optional[str] = None
+        #: The name of the operator holding control of the robot, None when nobody does.
+        self.control_holder: Optional[str] = None
         self._map: Optional[OccupancyGrid] = None
         self._map_busy = False
         self._map_drawn = 0.0
@@ -89,6 +91,7 @@ class RobotBridge:
         node = self.client.node
         topics: List[Tuple[Any, str, Any, Callable[[Any], None]]] = [
             (StateInfo, STATE, qos.STATE, lambda m: self._remember('state', views.state_view(m))),
+            (ControlState, CONTROL, qos.STATE, self._on_control),
             (OperationMode, 'robot_sm/operation_mode', qos.STATE,
              lambda m: self._remember('mode', views.mode_view(m))),
             (String, 'robot_sm/selected_input', qos.STATE,
@@ -125,6 +128,11 @@ class RobotBridge:
         else:
             self._sink('settings', {'interrupt': latest['interrupt'],
                                     'reverse': latest['reverse']})
+
+    def _on_control(self, msg: ControlState) -> None:
+        view = views.control_view(msg)
+        self.control_holder = view['holder'] if view['held'] else None
+        self._sink('control', view)
 
     def _on_waypoints(self, msg: WaypointArray) -> None:
         view = views.waypoints_view(msg)

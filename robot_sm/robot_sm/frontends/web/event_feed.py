@@ -16,6 +16,7 @@ from typing import Any, Callable, List, Set
 from rcl_interfaces.msg import Log
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from robot_sm import qos
 from robot_sm.contract import AUDIT
 from robot_sm.frontends.web.events import (
     audit_event,
@@ -30,10 +31,6 @@ from robot_sm_msgs.msg import AuditEntry
 ROSOUT = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
                     reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: The audit log's entries: reliable, a burst kept.
-RECORDS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
-                     reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.VOLATILE)
 
 
 class EventFeed:
@@ -49,7 +46,7 @@ class EventFeed:
         self._estop = EstopEvents()
         self._nodes: Set[str] = set()
         node.create_subscription(Log, '/rosout', self._on_log, ROSOUT)
-        node.create_subscription(AuditEntry, AUDIT, self._on_audit, RECORDS)
+        node.create_subscription(AuditEntry, AUDIT, self._on_audit, qos.RECORDS)
 
     def _hand_on(self, events: List[Event]) -> None:
         for found in events:

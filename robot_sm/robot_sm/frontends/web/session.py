@@ -20,7 +20,7 @@ from typing import Any, Optional, Set
 
 from aiohttp import web, WSMsgType
 from robot_sm.client import operator
-from robot_sm.frontends.web.console import Channel, Console, EVENTS
+from robot_sm.frontends.web.console import Channel, Console, EVENTS, KEEP_CONTROL_PERIOD
 from robot_sm.frontends.web.outbox import Outbox
 from robot_sm.frontends.web.protocol import (
     Call,
@@ -74,10 +74,12 @@ class PageSession:
                                ping_interval=0.1, page_silence=PAGE_SILENCE,
                                heartbeat=self.channel.heartbeats.counts(self)))
         sender = asyncio.ensure_future(self._send_updates())
+        keeper = asyncio.ensure_future(self._keep_control())
         try:
             await self._read()
         finally:
             sender.cancel()
+            keeper.cancel()
             for call in list(self._calls):
                 call.cancel()
             self.channel.waiters.discard(self._wake)
@@ -85,6 +87,14 @@ class PageSession:
             self.console.leave(self.channel)
             if not self.ws.closed:
                 await self.ws.close()
+
+    async def _keep_control(self) -> None:
+        """Keep the page's operator's control alive while the page is open (its heartbeat)."""
+        if self.role is not Role.OPERATOR:
+            return
+        while True:
+            await asyncio.sleep(KEEP_CONTROL_PERIOD)
+            await self.console.keep_control(self.channel, self.operator)
 
     # ---- from the page ----------------------------------------------------------------------
 

@@ -62,6 +62,15 @@ def state_view(msg: Any) -> Dict[str, Any]:
             'time': round(stamp, 3)}
 
 
+def control_view(msg: Any) -> Dict[str, Any]:
+    """Return who holds control (robot_sm/control): holder, since (epoch seconds), stale."""
+    held = bool(msg.held)
+    return {'held': held, 'holder': str(msg.holder.name) if held else '',
+            'surface': str(msg.holder.surface) if held else '',
+            'since': float(msg.since.sec) if held else 0.0, 'stale': bool(msg.stale),
+            'taken_from': str(msg.taken_from.name), 'taken_at': float(msg.taken_at.sec)}
+
+
 def mode_view(msg: Any) -> Dict[str, Any]:
     """Return the mux's operation mode and e-stop."""
     return {'mode': MODES.get(int(msg.mode), str(msg.mode)),
