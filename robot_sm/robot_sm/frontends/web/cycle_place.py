@@ -6,8 +6,8 @@ their own, side by side, framed as a group; the roles outside activities stand i
 them (the start, Idle, the e-stop, teleoperation), each over the middle of what it leads to, or
 next to what it is linked with. :func:`route` draws each arrow from the side of its source
 facing its target to the side of the target facing back, spread along a side when several share
-it; an arrow back up a column bends around its right, and one along a row that would cross a box
-arcs over it. Pure: no rclpy.
+it; an arrow back up a column bends around its right (its label upright along the bend), and one
+along a row that would cross a box arcs over it. Pure: no rclpy.
 """
 
 from dataclasses import dataclass, field
@@ -26,7 +26,7 @@ GROUP_PADDING = 10
 GROUP_TITLE = 18
 MARGIN = 16
 #: Where along an arrow its label sits (0: its start, 1: its end).
-LABEL_AT = 0.4
+LABEL_AT = 0.6
 #: How an arrow from an activity's group (not one of its roles) names its source.
 GROUP = 'group:'
 
@@ -239,16 +239,20 @@ def route(placed: List[Arrow], frames: Dict[str, Frame],
         start = _point(frames[arrow.source], pair[0], shares[(index, arrow.source)])
         end = _point(frames[arrow.target], pair[1], shares[(index, arrow.target)])
         bulge = 28.0
-        if pair == ('right', 'right'):
-            bulges[arrow.source] = bulges.get(arrow.source, 0) + 1
-            bulge = 20.0 + 14.0 * bulges[arrow.source] + abs(end[1] - start[1]) * 0.08
+        if pair == ('right', 'right'):  # the bends of one column apart, labels and all
+            column = str(columns[arrow.source])
+            bulges[column] = bulges.get(column, 0) + 1
+            bulge = 6.0 + 20.0 * bulges[column]
         elif pair == ('top', 'top'):
             bulge = 24.0 + abs(end[0] - start[0]) * 0.15
         c0, c1 = _controls(start, end, pair, bulge)
         label = _bezier(start, c0, c1, end, LABEL_AT)
         path = (f'M{start[0]:.1f},{start[1]:.1f} C{c0[0]:.1f},{c0[1]:.1f} '
                 f'{c1[0]:.1f},{c1[1]:.1f} {end[0]:.1f},{end[1]:.1f}')
+        if pair == ('right', 'right'):  # along the bend, upright: it fits the gap
+            label = _bezier(start, c0, c1, end, 0.5)
         routed.append({'from': arrow.source, 'to': arrow.target, 'kind': arrow.kind,
                        'labels': arrow.labels, 'path': path,
-                       'label_x': round(label[0], 1), 'label_y': round(label[1], 1)})
+                       'label_x': round(label[0], 1), 'label_y': round(label[1], 1),
+                       'label_upright': pair == ('right', 'right')})
     return routed

@@ -55,7 +55,8 @@ export class CycleView {
     const defs = element('defs');
     for (const kind of ['outcome', 'interrupt', 'traced']) {
       const marker = element('marker', { id: `arrow-${kind}`, viewBox: '0 0 10 10', refX: 9,
-                                          refY: 5, markerWidth: 7, markerHeight: 7,
+                                          refY: 5, markerWidth: 9, markerHeight: 9,
+                                          markerUnits: 'userSpaceOnUse',
                                           orient: 'auto-start-reverse' });
       marker.append(element('path', { d: 'M0,0 L10,5 L0,10 z', class: `head ${kind}` }));
       defs.append(marker);
@@ -123,8 +124,12 @@ export class CycleView {
     g.dataset.from = edge.from;
     g.dataset.to = edge.to;
     g.append(element('path', { d: edge.path, 'marker-end': `url(#arrow-${edge.kind})` }));
-    g.append(element('text', { x: edge.label_x, y: edge.label_y + 3, class: 'label',
-                               'text-anchor': 'middle' }, edge.labels.join(', ')));
+    const label = element('text', { x: edge.label_x, y: edge.label_y + 3, class: 'label',
+                                    'text-anchor': 'middle' }, edge.labels.join(', '));
+    if (edge.label_upright) {
+      label.setAttribute('transform', `rotate(-90 ${edge.label_x} ${edge.label_y})`);
+    }
+    g.append(label);
     return g;
   }
 
