@@ -52,6 +52,7 @@ setup(
             'Idle = robot_sm.statemachine.states:Idle',
             'MappingDummy = robot_sm.plugins.mapping:MappingDummy',
             'Navigation = robot_sm.plugins.navigation:Navigation',
+            'Paused = robot_sm.statemachine.states:Paused',
             'ReversingRoutine = robot_sm.plugins.routines:ReversingRoutine',
             'Spin = robot_sm.plugins.mapping:Spin',
             'Teleoperation = robot_sm.statemachine.states:Teleoperation',

@@ -91,6 +91,8 @@ def test_the_english_check_finds_what_it_looks_for() -> None:
 
 def test_the_layers_hold() -> None:
     lint = pathlib.Path(sys.executable).with_name('lint-imports')
+    if not lint.exists():  # make test installs it (tools/requirements.txt)
+        pytest.skip('import-linter is not installed: pip install import-linter')
     result = subprocess.run([str(lint), 'setup.cfg'], cwd=PACKAGE, capture_output=True,
                             text=True, timeout=120.0)
     assert result.returncode == 0, result.stdout + result.stderr

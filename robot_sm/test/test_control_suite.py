@@ -17,6 +17,7 @@ from typing import Any, Dict, List
 
 import aiohttp
 from operator_suite import describe, run_cli, StartSuite
+import pytest
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.client import operator, SuiteClient
 from robot_sm.frontends.web.gate import Gate
@@ -28,6 +29,8 @@ from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import AddWaypoint, SetOperationMode
 from std_srvs.srv import SetBool
 
+#: The operators' commands go through a daemon of the module's own, as an operator's do.
+pytestmark = pytest.mark.usefixtures('cli_daemon')
 WAIT = 10.0
 ALICE = {'ROBOT_SM_OPERATOR': 'alice'}
 BOB = {'ROBOT_SM_OPERATOR': 'bob'}

@@ -22,6 +22,8 @@ from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.client import SuiteClient, TaskStatus
 from robot_sm.testing import wait_until
 
+#: robot-sm's commands go through a daemon of the module's own, as an operator's do.
+pytestmark = pytest.mark.usefixtures('cli_daemon')
 WAIT = 10.0
 PLUGINS = {'navigation_plugin': 'Nav2Drive', 'Nav2Drive.drive_ticks': 4,
            'calculate_goal_plugin': 'WordyExploration'}

@@ -39,6 +39,8 @@ class Status:
     activity: Optional[str] = None
     #: How the last activity ended ("exploration succeeded: exploration finished"), if known.
     outcome: Optional[str] = None
+    #: What continue resumes ('following round, waypoint 3 of 5'); None: nothing is paused.
+    paused: Optional[str] = None
     mode: Optional[str] = None
     emergency_stop: Optional[bool] = None
     #: The mux's input that drives the base (``none`` when nothing does).
@@ -56,9 +58,10 @@ class Status:
     control: Any = None
 
     def read_state(self, info: StateInfo) -> None:
-        """Take the activity and how the last one ended from the typed state."""
+        """Take the activity, how the last one ended and a paused one from the typed state."""
         self.activity = activity_name(info.activity, info.activity_name)
         self.outcome = last_outcome(info)
+        self.paused = str(info.resumable) if info.paused else None
 
 
 def activity_name(activity: int, name: str = '') -> str:

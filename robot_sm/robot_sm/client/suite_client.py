@@ -285,6 +285,22 @@ class SuiteClient(WaypointCalls, ControlCalls):
         """
         return self.command(Kind.CANCEL_GOAL)
 
+    def pause(self) -> Result:
+        """
+        Pause the running activity: the robot holds still, the activity keeps its place.
+
+        ``ros2 service call robot_sm/pause std_srvs/srv/Trigger``
+        """
+        return self.command(Kind.PAUSE)
+
+    def resume(self) -> Result:
+        """
+        Continue the paused activity where it was (AUTONOMOUS is selected for it).
+
+        ``ros2 service call robot_sm/continue std_srvs/srv/Trigger``
+        """
+        return self.command(Kind.CONTINUE)
+
     def set_reverse(self, reverse: bool) -> Result:
         """
         Drive backwards (true) or forwards (false).

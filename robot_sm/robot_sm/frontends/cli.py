@@ -94,6 +94,8 @@ VERBS: Dict[str, Verb] = {
     'goal send': Verb(verbs.goal_send, [arguments.pose, arguments.goal_frame]),
     'goal cancel': Verb(verbs.goal_cancel),
     'reverse': Verb(verbs.reverse, [arguments.on_off], repeatable=True),
+    'pause': Verb(verbs.pause, repeatable=True),
+    'continue': Verb(verbs.resume, repeatable=True),
     'control': Verb(control.control_status, asks_suite=False, repeatable=True),
     'control take': Verb(control.control_take, repeatable=True),
     'control give-up': Verb(control.control_give_up, repeatable=True),

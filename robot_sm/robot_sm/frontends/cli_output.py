@@ -28,6 +28,8 @@ def format_status(status: Any) -> str:
         f'state      {status.state}{doing}{last}',
         f'mode       {status.mode}    e-stop {estop}    input {status.selected_input}',
         *([format_control(status.control)] if status.control is not None else []),
+        *([f'paused     resumable: {status.paused} (robot-sm continue resumes it)']
+          if status.paused else []),
         *([f'held       {status.held}'] if status.held else []),
         f"driving    {'reverse' if status.driving_reverse else 'forward'}",
         f'pose       {pose}',

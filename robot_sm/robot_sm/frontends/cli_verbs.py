@@ -271,6 +271,16 @@ def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:
     return suite.cancel_goal()
 
 
+def pause(suite: Any, args: argparse.Namespace) -> Any:
+    """Pause the running activity: the robot holds still, the activity keeps its place."""
+    return suite.pause()
+
+
+def resume(suite: Any, args: argparse.Namespace) -> Any:
+    """Continue the paused activity where it was (AUTONOMOUS is selected for it)."""
+    return suite.resume()
+
+
 def reverse(suite: Any, args: argparse.Namespace) -> Any:
     """Drive backwards (on) or forwards (off)."""
     return suite.set_reverse(args.action == 'on')

@@ -97,6 +97,7 @@ class CommandGateway:
         #: The mux's mode and e-stop as last published; None before the first.
         self.mode: Optional[Tuple[Mode, bool]] = None
         self._following: Optional[Tuple[FollowingMode, bool]] = None
+        self.waypoints: Optional[WaypointArray] = None
         self._exploration_interrupt: Optional[bool] = None
         node.create_subscription(WaypointArray, WAYPOINTS, self._on_waypoints, STATE,
                                  callback_group=self._group)
@@ -113,6 +114,8 @@ class CommandGateway:
             Kind.STOP_EXPLORATION: self._stop,
             Kind.CANCEL_GOAL: self._stop,
             Kind.GO_TO: self._go_to,
+            Kind.PAUSE: self._pause,
+            Kind.CONTINUE: self._continue,
             **{kind: self._to_store for kind in (
                 Kind.ADD_WAYPOINT, Kind.MOVE_WAYPOINT, Kind.REMOVE_WAYPOINT,
                 Kind.SET_WAYPOINT_ROUTINE, Kind.REORDER_WAYPOINT, Kind.RESET_WAYPOINTS,
@@ -127,8 +130,12 @@ class CommandGateway:
                      emergency_stop)
 
     def _on_waypoints(self, msg: WaypointArray) -> None:
+        #: The newest waypoint list.
+        self.waypoints = msg
         if msg.mode in FollowingMode._value2member_map_:
             self._following = (FollowingMode(msg.mode), bool(msg.reverse))
+        if self._machine.paused is not None:
+            self._machine.publish_report()  # 'waypoint 3 of 5' follows the list
 
     def _on_exploration_mode(self, msg: Bool) -> None:
         self._exploration_interrupt = bool(msg.data)
@@ -349,6 +356,33 @@ class CommandGateway:
         return Done(Code.DONE, selected_for_start(message) if selected else message,
                     activity_id=run.activity_id if run is not None else 0)
 
+    async def _pause(self, msg: Any, request: Request) -> Done:
+        answer = self._machine.pause()
+        return Done(Code.DONE if answer.success else Code.REFUSED, answer.message)
+
+    async def _continue(self, msg: Any, request: Request) -> Done:
+        """Continue the paused activity: AUTONOMOUS first, from STOPPED or TELEOPERATION."""
+        machine, mode = self._machine, self.mode
+        if machine.paused is None:
+            return Done(Code.REFUSED, machine.resume().message)
+        if mode is not None and mode[1]:
+            return Done(Code.REFUSED, 'Emergency Stop: release it, then continue')
+        undo: List[Callable[[], Awaitable[Done]]] = []
+        selected = await self._autonomy_for(StartPlan(select_autonomy=mode is None or mode[0]
+                                                      is not Mode.AUTONOMOUS), undo, msg.by)
+        if isinstance(selected, Done):
+            return selected
+        if selected:
+            # The mux left teleoperation (or STOPPED): the machine hears it at once, so that
+            # the continued state does not take the old mode's interrupt.
+            machine.on_operation_mode(int(Mode.AUTONOMOUS), False)
+        answer = machine.resume()
+        if not answer.success:
+            await self._undo(undo)
+            return Done(Code.REFUSED, answer.message)
+        return Done(Code.DONE, f'{answer.message} (AUTONOMOUS selected)' if selected
+                    else answer.message)
+
     def _goal_refused(self, code: Code, message: str) -> Done:
         """Refuse a simple goal: tell operators (a topic's sender has no other answer)."""
         self._node.get_logger().warning(message)
@@ -358,9 +392,9 @@ class CommandGateway:
 
     # -- raw ROS: the RSM-compatible services and the simple goal topic -------------------------
 
-    async def raw_cancel_goal(self) -> Done:
-        """Carry out ``stop_2d_nav_goal``."""
-        msg = Command.Request(command=int(Kind.CANCEL_GOAL))
+    async def raw(self, kind: Kind) -> Done:
+        """Carry out a command without arguments of a raw ROS caller (a Trigger service)."""
+        msg = Command.Request(command=int(kind))
         msg.by.surface = 'ros'
         return await self.execute(msg)
 

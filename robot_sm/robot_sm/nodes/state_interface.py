@@ -17,17 +17,21 @@ refuses to start, naming role, plugin and outcome) and publishes it, as JSON, on
 (:class:`~robot_sm.nodes.suite_services.SuiteServices`).
 """
 
+from dataclasses import replace
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from geometry_msgs.msg import PoseStamped
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from robot_sm.contract import Activity, Command as Kind
 from robot_sm.nodes.activity_actions import ActivityActions
 from robot_sm.nodes.command_gateway import CommandGateway
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.operator_control import OperatorControl, parameters as control_parameters
+from robot_sm.nodes.paused_activity import parameters as paused_parameters
+from robot_sm.nodes.paused_activity import PausedActivityFile, resumable_text
 from robot_sm.nodes.plugin_context import RosEndpoints, StateContext
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.nodes.state_report import state_info
@@ -64,6 +68,7 @@ def parameters(namespace: str = '/') -> List[Param]:
         duration('service_timeout', 5.0, 'Time a state waits for a service answer.', 0.1,
                  600.0),
         *control_parameters(namespace),
+        *paused_parameters(namespace),
     ]
     for name, default in PLUGIN_PARAMETERS.items():
         roles = ', '.join(role.value for role, part in ROLES.items() if part.parameter == name)
@@ -119,13 +124,23 @@ class StateInterface(Node):
         self._cycle_pub = self.create_publisher(String, 'robot_sm/cycle', STATE)
         self._cycle_pub.publish(String(data=json.dumps(describe(creator.check_cycle()))))
         self.actions: Optional[ActivityActions] = None
+        #: The running or paused activity, kept across a restart (see paused_activity).
+        self.paused_file = PausedActivityFile(config['paused_activity_file'],
+                                              self.get_logger().error)
         self.machine = StateMachine(creator, self.get_logger(),
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
                                     stop_robot=self.suite.stop_robot,
                                     running=self.context.ok,
                                     publish_report=self._publish_report,
-                                    activity_ended=self._on_activity_end)
+                                    activity_ended=self._on_activity_end,
+                                    keep_resumable=self.paused_file.keep)
+        if self.paused_file.loaded is not None:
+            kept = self.paused_file.loaded
+            self.machine.restore(kept)
+            self.get_logger().warning(f'{kept.describe()} was kept from before the restart '
+                                      f'(in {kept.state}): it comes back paused; continue '
+                                      'resumes it (robot-sm continue)')
         #: Every operator command, and the RSM-compatible starts (see command_gateway).
         #: Who holds control, and the audit log.
         self.control = OperatorControl(self, config)
@@ -154,6 +169,9 @@ class StateInterface(Node):
                             qos_profile=SERVICES)
         self.create_service(Trigger, 'robot_sm/stop_2d_nav_goal', self._on_stop_simple_goal,
                             qos_profile=SERVICES, callback_group=starts)
+        for name, kind in (('robot_sm/pause', Kind.PAUSE), ('robot_sm/continue', Kind.CONTINUE)):
+            self.create_service(Trigger, name, self._raw_trigger(kind), qos_profile=SERVICES,
+                                callback_group=starts)
         self.machine.start()
         self._timer = self.create_timer(1.0 / config['update_frequency'], self._on_tick)
 
@@ -173,6 +191,11 @@ class StateInterface(Node):
         self.get_logger().info(f'state: {name}')
 
     def _publish_report(self, report: StateReport) -> None:
+        gateway: Optional[CommandGateway] = getattr(self, 'gateway', None)
+        if report.paused is not None and report.paused.activity is Activity.WAYPOINT_FOLLOWING \
+                and gateway is not None:
+            report = replace(report, resumable=resumable_text(report.resumable,
+                                                              gateway.waypoints))
         self._report_pub.publish(state_info(report, self.get_clock().now().to_msg()))
         if self.actions is not None:
             self.actions.on_report(report)
@@ -251,9 +274,15 @@ class StateInterface(Node):
 
     async def _on_stop_simple_goal(self, _: Trigger.Request,
                                    response: Trigger.Response) -> Any:
-        done = await self.gateway.raw_cancel_goal()
-        response.success, response.message = done.success, done.message
-        return response
+        return await self._raw_trigger(Kind.CANCEL_GOAL)(_, response)
+
+    def _raw_trigger(self, kind: Kind) -> Callable[[Any, Any], Awaitable[Any]]:
+        """Return the callback of a Trigger service that gives ``kind`` as a raw ROS caller."""
+        async def serve(_: Trigger.Request, response: Trigger.Response) -> Any:
+            done = await self.gateway.raw(kind)
+            response.success, response.message = done.success, done.message
+            return response
+        return serve
 
     def destroy_node(self) -> None:
         """Let the current state exit (it stops what it commanded), then destroy the node."""
@@ -261,6 +290,7 @@ class StateInterface(Node):
         if self.actions is not None:
             self.actions.destroy()
         self.control.close()
+        self.paused_file.close()
         super().destroy_node()
 
 

@@ -107,6 +107,8 @@ class ActivityRuns:
     def __init__(self, on_end: Callable[[Ended], None] = lambda ended: None) -> None:
         """Follow runs; ``on_end`` is told every end (and refusal) as it happens."""
         self.current: Optional[Run] = None
+        #: A run an operator paused: it has not ended, nothing of it runs.
+        self.paused: Optional[Run] = None
         self.last: Optional[Ended] = None
         self._on_end = on_end
         self._next_id = 1
@@ -124,6 +126,29 @@ class ActivityRuns:
         self.last = Ended(run, outcome, text, state)
         self._on_end(self.last)
         return self.last
+
+    def suspend(self) -> None:
+        """Pause the current run: it is kept, not ended."""
+        self.paused, self.current = self.current, None
+
+    def resume(self) -> None:
+        """Continue the paused run: it is current again (with its id)."""
+        self.current, self.paused = self.paused, None
+
+    def end_paused(self, outcome: Outcome, text: str, state: str) -> Optional[Ended]:
+        """End the paused run (a stop of it, or it was abandoned); return how it ended."""
+        run, self.paused = self.paused, None
+        if run is None:
+            return None
+        self.last = Ended(run, outcome, text, state)
+        self._on_end(self.last)
+        return self.last
+
+    def restore(self, activity: Activity, name: str) -> Run:
+        """Take a paused run kept across a restart (it gets a new id)."""
+        self.paused = Run(activity, self._next_id, name or activity.label)
+        self._next_id += 1
+        return self.paused
 
     def refuse(self, activity: Activity, text: str) -> Ended:
         """Record a start of ``activity`` that the suite refused: a run that never began."""

@@ -37,7 +37,9 @@ from robot_sm.statemachine.cycle import (
     PRIORITY,
     Role,
 )
+from robot_sm.statemachine.pausing import Pausing
 from robot_sm.statemachine.report import StateReport
+from robot_sm.statemachine.resumable import Resumable
 from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode
 from robot_sm.waypoints.pose import Pose
 
@@ -59,7 +61,7 @@ class UnhandledOutcome(RuntimeError):
     """A state ended with an outcome its class does not declare or the cycle does not handle."""
 
 
-class StateMachine:
+class StateMachine(Pausing):
     """RSM's state interface: transitions by the cycle's table, ticks, interrupts, commands."""
 
     def __init__(self, factory: StateFactory, logger: Logger,
@@ -68,14 +70,17 @@ class StateMachine:
                  stop_robot: Callable[[str], None] = lambda reason: None,
                  running: Callable[[], bool] = lambda: True,
                  publish_report: Callable[[StateReport], None] = lambda report: None,
-                 activity_ended: Callable[[Ended], None] = lambda ended: None) -> None:
+                 activity_ended: Callable[[Ended], None] = lambda ended: None,
+                 keep_resumable: Callable[[Optional[Resumable]], None] = lambda kept: None
+                 ) -> None:
         """
         Run states made by ``factory``.
 
         ``publish_state`` is given the state's name and ``publish_report`` the typed report
         (:class:`~robot_sm.statemachine.report.StateReport`) on every transition and whenever
         an activity ends or a start is refused; ``activity_ended`` is told each run's end as
-        it happens (two may end before the next report: a run and one begun in the same tick).
+        it happens (two may end before the next report: a run and one begun in the same tick);
+        ``keep_resumable`` the running or paused activity's place (:mod:`.pausing`).
 
         ``running`` says whether the node still runs: a hook that raises once it does not (rclpy
         shut down under it, at Ctrl-C) is not a plugin's fault, and the error is raised on.
@@ -87,8 +92,10 @@ class StateMachine:
         self._publish_outcome = publish_outcome
         self._stop_robot = stop_robot
         self._publish_report = publish_report
+        self._activity_ended = activity_ended
         #: The runs of activities: the current one and how the last ended.
-        self.runs = ActivityRuns(activity_ended)
+        self.runs = ActivityRuns(self._on_ended)
+        self._init_pausing(keep_resumable)
         self._lock = threading.RLock()
         self.state: Optional[BaseState] = None
         self.pending: Optional[BaseState] = None
@@ -96,6 +103,11 @@ class StateMachine:
         self._pending_interrupt: Optional[Interrupt] = None
         #: The mux's condition: EMERGENCY_STOP, TELEOPERATION, or None.
         self._condition: Optional[Interrupt] = None
+
+    def _on_ended(self, ended: Ended) -> None:
+        self._activity_ended(ended)
+        if self.runs.current is None:
+            self._keep(self.paused)  # nothing runs now: only a paused activity is kept
 
     @property
     def state_name(self) -> str:
@@ -133,13 +145,17 @@ class StateMachine:
                        f"the cycle does not handle for role '{state.role.value}'")
                 raise UnhandledOutcome(f"{state.name} ended with outcome '{outcome}', which "
                                        f"{why} (declared: {', '.join(declared) or 'none'})")
-            following = self._factory.create(target, handover)
+            target = self.back_to_paused(state.role, target)
+            following = self.prepared(self._factory.create(target, handover))
             if not self.transition_to(following):
                 return False
             state.outcome = outcome
-            self.runs.moving(following.activity_run, following.name, leaving=state.role,
-                             outcome=outcome, text=message,
-                             failure=self._factory.failure(following, target))
+            if state.role is Role.PAUSED:
+                self.paused_ended(outcome, message or outcome, following.name)
+            else:
+                self.runs.moving(following.activity_run, following.name, leaving=state.role,
+                                 outcome=outcome, text=message,
+                                 failure=self._factory.failure(following, target))
             if message:
                 self.report(state, message)
             return True
@@ -180,6 +196,7 @@ class StateMachine:
             return
         self._publish_state(state.name)
         self.publish_report()
+        self.keep_running(state)
         # The mux's mode as it is now reaches the new state: an e-stop or teleoperation that
         # still holds, or the end of one that ended before the state was entered.
         self.interrupt(self._condition or Interrupt.INTERRUPT_END)
@@ -223,7 +240,7 @@ class StateMachine:
             self._logger.error(f'{state.name} raised on exit {when}: {error!r}')
 
     def _go_idle(self, failed: BaseState) -> None:
-        idle = self._factory.create(Role.IDLE)
+        idle = self.prepared(self._factory.create(self.back_to_paused(Role.BOOT, Role.IDLE)))
         if type(idle) is type(failed):
             idle = self._factory.fallback()
         idle.engine = self
@@ -243,10 +260,13 @@ class StateMachine:
         """Return the typed report of the current state and activities."""
         with self._lock:
             state = self.state
+            paused = self.paused
+            resumable = paused.describe() if paused is not None else ''
             if state is None:
-                return StateReport('', '', '', self.runs.current, self.runs.last)
+                return StateReport('', '', '', self.runs.current, self.runs.last,
+                                   self.runs.paused, resumable)
             return StateReport(state.name, state.role.name.lower(), state.plugin,
-                               self.runs.current, self.runs.last)
+                               self.runs.current, self.runs.last, self.runs.paused, resumable)
 
     def publish_report(self) -> None:
         """Publish the typed report now."""
@@ -300,6 +320,8 @@ class StateMachine:
         """Deliver SIMPLE_GOAL_STOP; answer whether a simple goal was stopped."""
         with self._lock:
             state = self.state
+            if state is not None and state.role is Role.PAUSED:
+                return self._command('stop_simple_goal')
             if state is not None and self.interrupt(Interrupt.SIMPLE_GOAL_STOP):
                 self.report(state, 'Simple goal stopped')
                 return Answer(True, 'Simple goal stopped')
@@ -320,7 +342,8 @@ class StateMachine:
             pending = self._pending_interrupt
             if target is None or (pending is not None and PRIORITY[pending] > PRIORITY[interrupt]):
                 return False
-            following = self._factory.create(target, handover)
+            target = self.back_to_paused(state.role, target)
+            following = self.prepared(self._factory.create(target, handover))
             if not self.transition_to(following):
                 return False
             self._pending_interrupt = interrupt

@@ -50,6 +50,8 @@ from robot_sm.frontends.rqt.panel_groups import (
 from robot_sm.frontends.rqt.qt import QtCore, QtWidgets, Signal
 
 __all__ = ['ControlPanel', 'PanelBackend']
+#: The activities that can be paused.
+PAUSABLE = (Activity.WAYPOINT_FOLLOWING, Activity.EXPLORATION, Activity.SIMPLE_GOAL)
 #: How often the robot selector looks for robots coming and going.
 ROBOTS_REFRESH_HZ = 1.0
 #: The presence line's colours: green while the robot hears the panel, red when it does not.
@@ -81,6 +83,7 @@ class ControlPanel(QtWidgets.QWidget):
         self._closed = False
         self._exploring = False
         self._following = False
+        self._paused = False
         self._shown_exploration_mode: Optional[bool] = None
         self._shown_following_mode: Optional[int] = None
         self.call_finished.connect(self._on_call_finished)
@@ -124,6 +127,7 @@ class ControlPanel(QtWidgets.QWidget):
         for group in (control, exploration, following, movement, self.waypoint_table):
             layout.addWidget(group)
         self.estop_button, self.mode_buttons = control.estop_button, control.mode_buttons
+        self.pause_button = control.pause_button
         self.state_label, self.input_label = control.state_label, control.input_label
         self.held_label = control.held_label
         self.exploration_button = exploration.exploration_button
@@ -146,13 +150,14 @@ class ControlPanel(QtWidgets.QWidget):
             always=[self.following_button, self.exploration_button, self.set_waypoint_button,
                     self.reverse_box, self.stop_goal_button, self.delete_button,
                     self.up_button, self.down_button, self.routine_box],
-            conditional=[*self.mode_buttons.values(), self.exploration_mode,
+            conditional=[*self.mode_buttons.values(), self.exploration_mode, self.pause_button,
                          self.following_mode, self.reset_button],
             request=self.request, client=lambda: self.backend.client)
 
     def _connect(self) -> None:
         """Connect every control to the call it makes."""
         self.estop_button.clicked.connect(self._on_estop_clicked)
+        self.pause_button.clicked.connect(self._on_pause_clicked)
         for mode, button in self.mode_buttons.items():
             button.clicked.connect(lambda _=False, mode=mode: self._on_mode_clicked(mode))
         self.exploration_button.clicked.connect(self._on_exploration_clicked)
@@ -246,6 +251,12 @@ class ControlPanel(QtWidgets.QWidget):
     def _on_estop_clicked(self, checked: bool) -> None:
         self.request('software stop', self.backend.client.set_emergency_stop, checked)
 
+    def _on_pause_clicked(self) -> None:
+        if self._paused:
+            self.request('continue', self.backend.client.resume)
+        else:
+            self.request('pause', self.backend.client.pause)
+
     def _on_mode_clicked(self, mode: str) -> None:
         self.request(f'mode {mode}', self.backend.client.set_mode, mode)
 
@@ -300,6 +311,10 @@ class ControlPanel(QtWidgets.QWidget):
             self.state_label.setText(f'Current state: {state.name}')
             self._exploring = state.activity == Activity.EXPLORATION
             self._following = state.activity == Activity.WAYPOINT_FOLLOWING
+            self._paused = bool(state.paused)
+            running = state.activity in PAUSABLE
+            self.pause_button.setText('Continue' if self._paused else 'Pause')
+            self.pause_button.setEnabled(self._paused or running)
             self.exploration_button.setText('Stop' if self._exploring else 'Start')
             self.following_button.setText('Stop' if self._following else 'Start')
             self.exploration_mode.setEnabled(not self._exploring)

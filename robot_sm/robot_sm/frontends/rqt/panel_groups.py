@@ -44,7 +44,11 @@ class ControlGroup(QtWidgets.QGroupBox):
         grid = QtWidgets.QGridLayout(self)
         self.estop_button = named(QtWidgets.QPushButton('Software Stop'), 'estop_button')
         self.estop_button.setCheckable(True)
-        grid.addWidget(self.estop_button, 0, 0, 1, 3)
+        grid.addWidget(self.estop_button, 0, 0, 1, 2)
+        self.pause_button = named(QtWidgets.QPushButton('Pause'), 'pause_button')
+        self.pause_button.setToolTip('Hold the running activity at its place (the robot stops); '
+                                     'Continue resumes it where it was')
+        grid.addWidget(self.pause_button, 0, 2)
         self.mode_buttons: Dict[str, QtWidgets.QRadioButton] = {}
         for column, (mode, label) in enumerate((('autonomy', 'Autonomy'),
                                                 ('stopped', 'Stopped'),
