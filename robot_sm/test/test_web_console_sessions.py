@@ -59,7 +59,8 @@ def login(served: Served, source: Optional[str] = None) -> Dict[str, str]:
     return {'Cookie': f'{COOKIE}={cookies[COOKIE].value}', 'Origin': served.url}
 
 
-async def page_socket(url: str, headers: Dict[str, str], seconds: float = 0.0) -> List[str]:
+async def page_socket(url: str, headers: Dict[str, str], seconds: float = 0.0,
+                      opened: Optional[asyncio.Event] = None) -> List[str]:
     """Open a page's WebSocket, ping for ``seconds``; return the types of what came."""
     async with aiohttp.ClientSession(headers=headers) as session:
         async with session.ws_connect(url.replace('http', 'ws', 1) + '/ws') as ws:
@@ -74,6 +75,8 @@ async def page_socket(url: str, headers: Dict[str, str], seconds: float = 0.0) -
                 if msg.type != aiohttp.WSMsgType.TEXT:
                     return types + ['closed']
                 types.append(msg.json()['type'])
+                if opened is not None and types[-1] == 'hello':
+                    opened.set()
                 if time.monotonic() > end and 'hello' in types:
                     return types
                 await asyncio.sleep(0.05)
@@ -138,8 +141,9 @@ def test_a_log_out_ends_the_session_and_closes_its_pages(served: Served) -> None
     session, other = login(served), login(served)
 
     async def log_out_while_open() -> List[str]:
-        page = asyncio.ensure_future(page_socket(served.url, session, seconds=30.0))
-        await asyncio.sleep(0.5)
+        opened = asyncio.Event()
+        page = asyncio.ensure_future(page_socket(served.url, session, 30.0, opened))
+        await asyncio.wait_for(opened.wait(), 10.0)
         async with aiohttp.ClientSession(headers=session) as client:
             async with client.post(f'{served.url}/logout', allow_redirects=False) as answer:
                 assert answer.status == 303 and answer.headers['Location'] == '/login'
