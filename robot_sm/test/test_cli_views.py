@@ -151,5 +151,6 @@ def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: RunningSuite
         argv.insert(3, '--no-daemon')  # leave no ros2 daemon behind in the test's domain
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, describe(result)
-        expected = 'data: Idle' if topic == 'robot_sm/state_info' else 'data: '
+        expected = {'robot_sm/state_info': 'data: Idle', 'robot_sm/control': 'held: '}.get(
+            topic, 'data: ')
         assert expected in result.stdout, describe(result)
