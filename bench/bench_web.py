@@ -9,8 +9,9 @@ stream), the base (it records ``cmd_vel``) and the pages.
   on ``cmd_vel``, against the same stop through ``SuiteClient.set_emergency_stop`` from this
   process, alternating in the same run.
 - CPU of the console's process (user + system time from /proc) with no page open and the robot
-  parked, and with five pages open (tabs of headless Chromium where it is installed, else five
-  WebSocket clients that ping as a page does) while the robot follows waypoints.
+  parked, and with five pages open (windows of headless Chromium where it is installed, each
+  drawing the map, the cycle diagram and the timeline; else five WebSocket clients that ping as
+  a page does) while the robot follows waypoints, then parked.
 - Update rates a page sees while the robot drives: pose updates and maps per second.
 
 Run: ``tools/with_ros_env.sh python bench/bench_web.py [--stops N]``.
@@ -157,8 +158,8 @@ def open_pages(url: str, count: int) -> List[Any]:
         return [Page(url) for _ in range(count)]
     browser = Browser(1280, 800)
     browser.driver.get(f'{url}/login?token={TOKEN}')
-    for _ in range(count - 1):
-        browser.driver.switch_to.new_window('tab')
+    for _ in range(count - 1):  # windows, not tabs: a tab in the background is slowed down
+        browser.driver.switch_to.new_window('window')
         browser.driver.get(f'{url}/')
     return [browser]
 
@@ -214,8 +215,12 @@ def run(options: argparse.Namespace, folder: pathlib.Path) -> Dict[str, Any]:
         pages += open_pages(started['url'], 5)
         time.sleep(3.0)  # the pages have loaded
         busy = cpu_share(web_pid)
-        return {'stops': stops, 'cpu_idle': idle, 'cpu_5_pages': busy, 'rates': rates,
-                'pages': 'chromium tabs' if len(pages) == 2 else 'websocket clients'}
+        assert client.stop_waypoint_following().success
+        client.wait_for_state('Idle', timeout=30.0)
+        parked = cpu_share(web_pid)
+        return {'stops': stops, 'cpu_idle': idle, 'cpu_5_pages': busy,
+                'cpu_5_pages_parked': parked, 'rates': rates,
+                'pages': 'chromium windows' if len(pages) == 2 else 'websocket clients'}
     finally:
         for opened in pages:
             opened.close()
@@ -239,10 +244,11 @@ def main() -> int:
         report[f'stop_zero_ms {name}'] = stats
         rows.append({'measure': f'stop through {name} → first zero on cmd_vel', **stats})
     print_table('the Software Stop (ms)', rows)
-    report.update({key: found[key] for key in ('cpu_idle', 'cpu_5_pages', 'rates', 'pages')})
+    report.update({key: found[key] for key in ('cpu_idle', 'cpu_5_pages', 'cpu_5_pages_parked',
+                                               'rates', 'pages')})
     print(f"CPU of the console's process: {found['cpu_idle']:.1%} of a core idle, "
           f"{found['cpu_5_pages']:.1%} with 5 pages open ({found['pages']}) while the robot "
-          'drives')
+          f"drives, {found['cpu_5_pages_parked']:.1%} with them open, the robot parked")
     print('a page gets, per second while the robot drives: ' + ', '.join(
         f'{kind} {rate:.1f}' for kind, rate in found['rates'].items()))
     print(f"saved {save('bench_web', report)}")

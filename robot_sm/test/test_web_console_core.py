@@ -74,27 +74,59 @@ def test_a_weak_or_odd_token_file_is_refused(tmp_path: pathlib.Path, content: st
 
 def test_sessions_carry_roles_and_forget_the_oldest() -> None:
     sessions = Sessions(limit=2)
-    first = sessions.start(Role.OPERATOR)
-    second = sessions.start(Role.READ_ONLY)
-    assert sessions.role_of(first) is Role.OPERATOR
-    assert sessions.role_of(second) is Role.READ_ONLY
-    sessions.start(Role.OPERATOR)
-    assert sessions.role_of(first) is None and sessions.role_of(second) is Role.READ_ONLY
-    assert sessions.role_of('') is None
+    first = sessions.start(Role.OPERATOR, 0.0)
+    second = sessions.start(Role.READ_ONLY, 0.0)
+    assert sessions.role_of(first, 1.0) is Role.OPERATOR
+    assert sessions.role_of(second, 1.0) is Role.READ_ONLY
+    sessions.start(Role.OPERATOR, 2.0)
+    assert sessions.role_of(first, 3.0) is None and sessions.role_of(second, 3.0) is Role.READ_ONLY
+    assert sessions.role_of('', 3.0) is None
 
 
-def test_failed_attempts_block_an_address_for_a_window_and_everyone_past_the_total() -> None:
+def test_a_session_ends_after_its_idle_time_unless_used_and_at_a_log_out() -> None:
+    sessions = Sessions(idle_timeout=60.0)
+    used, idle, ended, open_page = (sessions.start(Role.OPERATOR, 0.0) for _ in range(4))
+    for second in range(0, 200, 30):  # every request uses it
+        assert sessions.role_of(used, float(second)) is Role.OPERATOR
+    sessions.opened(open_page)  # a page of it stays open (twice over) for 500 s
+    sessions.opened(open_page)
+    sessions.closed(open_page, 10.0)
+    assert sessions.role_of(open_page, 400.0) is Role.OPERATOR
+    sessions.closed(open_page, 500.0)
+    assert sessions.role_of(open_page, 559.0) is Role.OPERATOR
+    assert sessions.role_of(open_page, 620.0) is None
+    assert sessions.role_of(idle, 59.0) is Role.OPERATOR
+    assert sessions.role_of(idle, 119.5) is None  # 60.5 s unused
+    assert sessions.role_of(idle, 120.0) is None  # and gone for good
+    assert sessions.end(ended) and not sessions.end(ended)
+    assert sessions.role_of(ended, 1.0) is None
+    with pytest.raises(ValueError, match='positive'):
+        Sessions(idle_timeout=0.0)
+
+
+def test_failed_attempts_block_only_the_address_that_failed() -> None:
     attempts = FailedAttempts(limit=3, window=60.0, total_limit=5)
     for second in range(3):
         assert not attempts.blocked('10.0.0.1', float(second))
         attempts.failed('10.0.0.1', float(second))
     assert attempts.blocked('10.0.0.1', 3.0)
     assert not attempts.blocked('10.0.0.2', 3.0)
+    assert not attempts.slowed(3.0)
     attempts.failed('10.0.0.2', 10.0)
     attempts.failed('10.0.0.3', 10.0)
-    assert attempts.blocked('10.0.0.4', 10.0)  # five in the window, from anywhere
+    # Five in the window, from anywhere: token checks are slowed, nobody else is refused.
+    assert attempts.slowed(10.0) and not attempts.blocked('10.0.0.4', 10.0)
     assert not attempts.blocked('10.0.0.1', 60.5)  # its first failure has left the window
-    assert not attempts.blocked('10.0.0.4', 60.5)
+    assert not attempts.slowed(60.5)
+    assert attempts.total(70.5) == 0
+
+
+def test_failed_attempts_of_a_thousand_addresses_stay_bounded() -> None:
+    attempts = FailedAttempts(limit=3, window=60.0, total_limit=100, max_addresses=256)
+    for number in range(1000):
+        attempts.failed(f'10.0.{number // 256}.{number % 256}', number * 0.01)
+    assert attempts.total(10.0) <= 257 and attempts.slowed(10.0)
+    assert not attempts.blocked('10.0.0.1', 10.0)  # forgotten, not refused
 
 
 # -- what a page may send ------------------------------------------------------------------------

@@ -7,14 +7,12 @@ site, or a broken page would, over real HTTP and WebSocket connections, and chec
 and that the suite's mode, e-stop and waypoints are as they were.
 """
 
-import asyncio
-import json
 import os
 import pathlib
 import shutil
 import ssl
 import subprocess
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Iterator, Optional
 
 import aiohttp
 from operator_suite import scripted
@@ -25,27 +23,11 @@ from robot_sm.frontends.web.gate import COOKIE, Gate
 from robot_sm.frontends.web.server import MAX_MESSAGE, WebServer, WebServerThread
 from robot_sm.frontends.web.tokens import AccessTokens, FailedAttempts
 from robot_sm.testing import RosHarness
+from web_console_http import call, request, Served, State, websocket
 
 OPERATOR = 'operator-token-for-the-security-tests-0123456789'
 READ_ONLY = 'read-only-token-for-the-security-tests-0123456789'
 BEARER = {'Authorization': f'Bearer {OPERATOR}'}
-State = Tuple[str, bool, List[Tuple[int, float, float, str]]]
-
-
-class Served:
-    """The suite and the console's server in front of it."""
-
-    def __init__(self, suite: RunningSuite, server: WebServerThread) -> None:
-        self.suite = suite
-        self.server = server
-        self.url = server.url
-
-    def state(self) -> State:
-        """Return the suite's mode, e-stop and waypoints, as the suite has them."""
-        mode = self.suite.client.wait_for_mode()
-        rows = self.suite.client.waypoints().data['waypoints']
-        return mode.mode, mode.emergency_stop, [(w.waypoint_id, round(w.x, 3), round(w.y, 3),
-                                                 w.routine) for w in rows]
 
 
 #: Who the commands of a page on this computer name.
@@ -82,53 +64,6 @@ def unchanged(served: Served) -> Iterator[State]:
     before = served.state()
     yield before
     assert served.state() == before
-
-
-def request(method: str, url: str, headers: Optional[Dict[str, str]] = None,
-            data: Any = None, source: Optional[str] = None,
-            ssl_context: Any = None) -> Tuple[int, Dict[str, str], str, Dict[str, Any]]:
-    """Send one HTTP request from the loopback address ``source``; return what came back."""
-    async def go() -> Tuple[int, Dict[str, str], str, Dict[str, Any]]:
-        connector = aiohttp.TCPConnector(local_addr=(source, 0) if source else None,
-                                         ssl=ssl_context)
-        async with aiohttp.ClientSession(connector=connector) as session:
-            async with session.request(method, url, headers=headers, data=data,
-                                       allow_redirects=False) as answer:
-                cookies = dict(answer.cookies.items())
-                return answer.status, dict(answer.headers), await answer.text(), cookies
-    return asyncio.run(go())
-
-
-def websocket(url: str, headers: Dict[str, str], messages: List[str],
-              answers: int) -> Tuple[List[Dict[str, Any]], Optional[int]]:
-    """
-    Send ``messages`` over a page's WebSocket; return the answers and how it closed.
-
-    The answers are the results and errors (pongs and updates are left out); the close code is
-    the server's if it closed the socket.
-    """
-    async def go() -> Tuple[List[Dict[str, Any]], Optional[int]]:
-        async with aiohttp.ClientSession(headers=headers) as session:
-            async with session.ws_connect(url.replace('http', 'ws', 1) + '/ws',
-                                          max_msg_size=0) as ws:
-                for message in messages:
-                    await ws.send_str(message)
-                found: List[Dict[str, Any]] = []
-                while len(found) < answers:
-                    msg = await ws.receive(timeout=10.0)
-                    if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
-                                    aiohttp.WSMsgType.CLOSING):
-                        return found, ws.close_code
-                    if msg.type == aiohttp.WSMsgType.TEXT:
-                        document = json.loads(msg.data)
-                        if document['type'] in ('result', 'error'):
-                            found.append(document)
-                return found, None
-    return asyncio.run(go())
-
-
-def call(action: str, call_id: int = 1, **args: Any) -> str:
-    return json.dumps({'type': 'call', 'id': call_id, 'action': action, 'args': args})
 
 
 # -- without a token, with a wrong one ---------------------------------------------------------

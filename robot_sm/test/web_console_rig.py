@@ -153,9 +153,13 @@ class Operator:
             .click_and_hold().move_by_offset(12, 0) \
             .move_to_element_with_offset(canvas, *self.screen_offset(*end)).release().perform()
 
-    def long_press(self, x: float, y: float) -> None:
+    def long_press(self, x: float, y: float, confirm: bool = True) -> None:
+        """Long-press (x, y) on the map; with ``confirm``, tap "Go there" when it is asked."""
         self.actions().move_to_element_with_offset(self.element('map'), *self.screen_offset(
             x, y)).click_and_hold().pause(1.0).release().perform()
+        if confirm:
+            self.until(lambda: self.element('goal-send').is_displayed(), 'no goal asked')
+            self.click('goal-send')
 
     def robot_marker(self) -> Tuple[float, float]:
         shown = self.element('map').get_attribute('data-robot')

@@ -3,9 +3,11 @@ The demo's pictures of the web operator console: a phone and a laptop, mid-round
 
 While the office round runs, the console (:mod:`robot_sm.frontends.web`) serves the demo's
 suite from this process, and headless Chromium (Debian's, driven by selenium) opens it at a
-phone's and at a laptop's size once the robot is on its way, waits until the map, the robot and
-the waypoints are drawn, and saves ``web-console-phone.png`` and ``web-console-laptop.png``.
-Where Chromium is not installed it says so, and the demo goes on without them.
+phone's and at a laptop's size once the robot is on its way, waits until the map, the robot, the
+waypoints and the cycle diagram are drawn, and saves ``web-console-phone.png``,
+``web-console-laptop.png`` and, scrolled to the operating cycle and the timeline,
+``web-console-cycle.png``. Where Chromium is not installed it says so, and the demo goes on
+without them.
 """
 
 import pathlib
@@ -17,12 +19,21 @@ from robot_sm.bringup.running_suite import RunningSuite
 
 #: Seconds after the start of following before the pictures are taken.
 DELAY = 6.0
-#: Name, width, height (CSS pixels) and whether it is a phone (touch, pixel ratio 2).
-SIZES = (('phone', 390, 844, True), ('laptop', 1280, 800, False))
+#: Name, width, height (CSS pixels), whether it is a phone (touch, pixel ratio 2), and the part
+#: of the page scrolled to under the bar ('': the top).
+SIZES = (('phone', 390, 844, True, ''), ('laptop', 1280, 800, False, ''),
+         ('cycle', 1280, 800, False, 'cycle-panel'))
 #: What the page must show before it is photographed (a script run in the page).
 READY = ("const map = document.getElementById('map');"
          "return document.body.classList.contains('open') && Boolean(map.dataset.robot)"
-         " && document.querySelectorAll('#waypoints tbody tr').length > 0;")
+         " && document.querySelectorAll('#waypoints tbody tr').length > 0"
+         " && Boolean(document.getElementById('cycle').dataset.current)"
+         " && document.querySelectorAll('#timeline li').length > 0;")
+#: Scrolls the part named to just under the bar and the e-stop line.
+SCROLL = ('const part = document.getElementById(arguments[0]);'
+          'const above = document.getElementById("bar").offsetHeight'
+          ' + document.querySelector(".estop-slot").offsetHeight + 12;'
+          'window.scrollTo(0, part.getBoundingClientRect().top + window.scrollY - above);')
 
 
 class ConsoleScreenshots:
@@ -56,7 +67,7 @@ class ConsoleScreenshots:
         from robot_sm.demo.browser import Browser
         time.sleep(DELAY)
         assert self._server is not None
-        for name, width, height, phone in SIZES:
+        for name, width, height, phone, part in SIZES:
             path = self.output / f'web-console-{name}.png'
             try:
                 with Browser(width, height, mobile=phone) as browser:
@@ -66,6 +77,8 @@ class ConsoleScreenshots:
                         if time.monotonic() > deadline:
                             raise TimeoutError('the page did not show the robot in 20 s')
                         time.sleep(0.1)
+                    if part:
+                        browser.driver.execute_script(SCROLL, part)
                     time.sleep(1.0)  # the map and the path are drawn
                     self.saved.append(browser.screenshot(path))
             except Exception as error:  # noqa: B902 - a picture must not fail the demo

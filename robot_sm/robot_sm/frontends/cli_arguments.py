@@ -150,6 +150,9 @@ def web_options(parser: argparse.ArgumentParser) -> None:
                         help='serve HTTPS with this certificate (chain), with --keyfile')
     parser.add_argument('--keyfile', type=pathlib.Path, metavar='PEM',
                         help='private key of --certfile')
+    parser.add_argument('--session-idle', type=finite, default=3600.0, metavar='S',
+                        help='a login ends after S seconds with no page of it open '
+                             '(default 3600)')
 
 
 def record_options(parser: argparse.ArgumentParser) -> None:

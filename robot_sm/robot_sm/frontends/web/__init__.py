@@ -8,9 +8,13 @@ call of :class:`robot_sm.client.SuiteClient`, as for ``robot-sm`` and the rqt pa
 
 - :mod:`~.main`: the command; :mod:`~.server`: routes and the server; :mod:`~.gate`: who may
   come in, and the security headers; :mod:`~.tokens`: tokens, sessions, failed attempts;
-- :mod:`~.session`: one page's WebSocket and its heartbeat; :mod:`~.protocol`: what a page may
-  send; :mod:`~.outbox`: what it is sent, and how often;
+- :mod:`~.session`: one page's WebSocket; :mod:`~.heartbeat`: each page's heartbeat, and which
+  ones the robot hears; :mod:`~.protocol`: what a page may send; :mod:`~.outbox`: what it is
+  sent, and how often;
 - :mod:`~.console`: the robots' channels and the worker lanes; :mod:`~.bridge`: the link to one
   suite; :mod:`~.actions`: what each control calls; :mod:`~.views`, :mod:`~.map_image`: the
-  suite's messages as the page gets them.
+  suite's messages as the page gets them;
+- :mod:`~.events`, :mod:`~.event_feed`: the event timeline; :mod:`~.cycle_diagram`,
+  :mod:`~.cycle_place`: the operating cycle drawn; :mod:`~.arm_view`, :mod:`~.arm_watch`: the
+  arm under teleop.
 """

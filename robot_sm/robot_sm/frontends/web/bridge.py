@@ -2,10 +2,13 @@
 The web console's link to one robot: a :class:`~robot_sm.client.SuiteClient` and what it hears.
 
 A :class:`RobotBridge` follows the suite in one namespace on the client's node (one rclpy
-context for the whole console, shared with its fleet view): the latched state topics, the map,
-the planned path, the exploration goals and the mux's diagnostics (for the e-stop's reason), and
-it asks the service provider for the robot pose ``pose_rate`` times a second on a thread of its
-own (once a second while no page shows the robot). Everything it learns goes to
+context for the whole console, shared with its fleet view): the latched state topics, the
+published cycle (drawn by :mod:`~robot_sm.frontends.web.cycle_diagram`), the map, the planned
+path, the exploration goals and the mux's diagnostics (for the e-stop's reason); it turns what
+happens into the events of the timeline (:mod:`~robot_sm.frontends.web.event_feed`), and it asks
+the service provider for the robot pose ``pose_rate`` times a second on a thread of its own
+(once a second while no page shows the robot), and looks for an arm under teleop there
+(:mod:`~robot_sm.frontends.web.arm_watch`). Everything it learns goes to
 ``sink(kind, value)`` as the page is sent it (:mod:`~robot_sm.frontends.web.views`); ``sink``
 must be safe to call from any thread. The map is
 drawn (:mod:`~robot_sm.frontends.web.map_image`) on a worker thread, at most once a second, so
@@ -15,6 +18,7 @@ operator's calls. The bridge beats the operator heartbeat when an operator page 
 """
 
 from concurrent.futures import ThreadPoolExecutor
+import json
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -26,9 +30,12 @@ from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
 from robot_sm.client import SuiteClient, SuiteUnavailable
-from robot_sm.contract import CONTROL, MUX_COMMAND, STATE
+from robot_sm.contract import CONTROL, CYCLE, MUX_COMMAND, STATE
 from robot_sm.frontends.presence import OperatorPresence
 from robot_sm.frontends.web import views
+from robot_sm.frontends.web.arm_watch import ArmWatch
+from robot_sm.frontends.web.cycle_diagram import CycleDocumentError, layout
+from robot_sm.frontends.web.event_feed import EventFeed
 from robot_sm.frontends.web.map_image import map_picture
 from robot_sm_msgs.msg import ControlState, OperationMode, StateInfo, WaypointArray
 from robot_sm_msgs.srv import Command
@@ -71,6 +78,9 @@ class RobotBridge:
         self._closed = threading.Event()
         #: Set while a page shows this robot: the pose is asked for at ``pose_rate`` only then.
         self.watched = threading.Event()
+        self.events = EventFeed(self.client.node, self.namespace,
+                                lambda found: self._sink('event', found))
+        self.arm = ArmWatch(self.client.node, self.namespace, self._sink)
         self._subscribe()
         # Made now, so that the first stop does not wait for its client to be discovered.
         self.client._client(Command, MUX_COMMAND)
@@ -95,6 +105,7 @@ class RobotBridge:
             (PoseArray, 'robot_sm/exploration_goals', NEWEST,
              lambda m: self._sink('goals', views.goals_view(m))),
             (OccupancyGrid, 'map', qos.STATE, self._on_map),
+            (String, CYCLE, qos.STATE, self._on_cycle),
             (DiagnosticArray, '/diagnostics', 10, self._on_diagnostics),
         ]
         for msg_type, topic, profile, callback in topics:
@@ -108,7 +119,10 @@ class RobotBridge:
             latest = dict(self._latest)
         if key == 'state':
             self._sink('state', latest['state'])
+            self.events.state(value)
         elif key in ('mode', 'input'):
+            if key == 'mode':
+                self.events.emergency_stop(value['emergency_stop'])
             self._sink('mode', {**(latest['mode'] or {'mode': None, 'emergency_stop': None}),
                                 'input': latest['input']})
         else:
@@ -126,9 +140,18 @@ class RobotBridge:
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
         reason = views.estop_reason(msg, self._mux)
-        if reason is not None and reason != self._reason:
+        if reason is None:
+            return
+        self.events.reason(reason)
+        if reason != self._reason:
             self._reason = reason
             self._sink('estop_reason', {'reason': reason})
+
+    def _on_cycle(self, msg: String) -> None:
+        try:
+            self._sink('cycle', layout(json.loads(msg.data)))
+        except (ValueError, CycleDocumentError) as error:
+            self._sink('cycle', {'error': f'the published cycle cannot be drawn: {error}'})
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         with self._lock:
@@ -168,6 +191,8 @@ class RobotBridge:
         routines_due = 0.0
         while not self._closed.wait(self._period if self.watched.is_set() else IDLE_PERIOD):
             now = time.monotonic()
+            self.events.poll()
+            self.arm.poll(now)
             report = self.presence.report()
             shown = {'presence': report.presence.value, 'text': report.text}
             if shown != presence:

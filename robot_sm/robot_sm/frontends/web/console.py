@@ -2,7 +2,8 @@
 The console's state between ROS and the pages: one channel per robot, owned by the event loop.
 
 A :class:`Channel` holds the newest value of every kind a page is sent about one robot, each with
-a version, and wakes the pages that show it when one changes. Its
+a version, and the robot's event timeline (every event, numbered), and wakes the pages that show
+it when one changes; it keeps the heartbeats of its pages too. Its
 :class:`~robot_sm.frontends.web.bridge.RobotBridge` feeds it from the ROS threads through
 ``loop.call_soon_threadsafe``; nothing else crosses threads. :class:`Console` opens a channel
 when a page first shows a robot and closes it (but never the first robot's) when the last page
@@ -21,12 +22,16 @@ from rclpy.context import Context
 from robot_sm.client import FleetClient, Result, SuiteUnavailable
 from robot_sm.frontends.web.actions import perform
 from robot_sm.frontends.web.bridge import RobotBridge
+from robot_sm.frontends.web.events import Event, EventLog
+from robot_sm.frontends.web.heartbeat import PageHeartbeats
 from robot_sm.frontends.web.protocol import Call
 from robot_sm_msgs.msg import Operator
 
 LOG = logging.getLogger('robot_sm.web')
 #: Seconds between two looks at the fleet.
 FLEET_PERIOD = 2.0
+#: The kind of a channel's versions that counts its events (sent as ``events`` messages).
+EVENTS = 'events'
 #: Seconds of silence after which the control an operator page holds goes stale: the page
 #: keeps it alive every :data:`KEEP_CONTROL_PERIOD` seconds while it is open.
 CONTROL_STALE_AFTER = 3.0
@@ -43,6 +48,8 @@ class Channel:
         self.versions: Dict[str, int] = {}
         self.waiters: Set[asyncio.Event] = set()
         self.pages = 0
+        self.events = EventLog()
+        self.heartbeats = PageHeartbeats()
 
     def put(self, kind: str, value: Any) -> None:
         """Keep ``value`` as the newest of ``kind`` and wake the pages (event loop only)."""
@@ -50,6 +57,15 @@ class Channel:
             return  # a keep-alive repeats what the pages have
         self.values[kind] = value
         self.versions[kind] = self.versions.get(kind, 0) + 1
+        self._wake()
+
+    def add_event(self, new: Event) -> None:
+        """Add an event to the robot's timeline and wake the pages (event loop only)."""
+        self.events.add(new)
+        self.versions[EVENTS] = self.events.last_seq
+        self._wake()
+
+    def _wake(self) -> None:
         for waiter in self.waiters:
             waiter.set()
 
@@ -100,7 +116,10 @@ class Console:
         channel = Channel(namespace)
 
         def sink(kind: str, value: Any) -> None:
-            self.loop.call_soon_threadsafe(channel.put, kind, value)
+            if kind == 'event':
+                self.loop.call_soon_threadsafe(channel.add_event, value)
+            else:
+                self.loop.call_soon_threadsafe(channel.put, kind, value)
 
         try:
             channel.bridge = await self.loop.run_in_executor(

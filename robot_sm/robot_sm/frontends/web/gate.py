@@ -2,26 +2,39 @@
 The web console's door: who is let in, and the headers every answer carries.
 
 Every request but the login needs a credential: the session cookie a login sets, or the token
-as ``Authorization: Bearer TOKEN`` (for scripts). A wrong one is a failed attempt: logged with
-the address, and an address that failed too often is refused (429) for a while, even with the
-right token (:class:`~robot_sm.frontends.web.tokens.FailedAttempts`). Requests that change
+as ``Authorization: Bearer TOKEN`` (for scripts). A login session is always let in, whatever
+anyone else does. A wrong token is a failed attempt: logged with the address, and an address
+that failed too often is refused (429) for a while, even with the right token; when many fail
+from anywhere, every token check is slowed down, none refused
+(:class:`~robot_sm.frontends.web.tokens.FailedAttempts`). Requests that change
 something (the WebSocket handshake, a POST) must come from a page of this server: an ``Origin``
 header naming another site is refused (403), which stops cross-site WebSocket hijacking. Every
 answer carries a Content Security Policy without inline script, and forbids framing.
 """
 
+import asyncio
 import logging
 import re
 import time
 from typing import Awaitable, Callable, Optional
 
 from aiohttp import web
-from robot_sm.frontends.web.tokens import AccessTokens, FailedAttempts, Role, Sessions
+from robot_sm.frontends.web.tokens import (
+    AccessTokens,
+    DEFAULT_SESSION_IDLE,
+    FailedAttempts,
+    Role,
+    Sessions,
+)
 
 LOG = logging.getLogger('robot_sm.web')
 COOKIE = 'robot_sm_session'
 #: Where a request admitted carries the role its credential grants.
 ROLE = web.RequestKey('role', Role)
+#: Where a request admitted by its login session carries the session's id.
+SESSION = web.RequestKey('session', str)
+#: Seconds each token check waits while too many fail from anywhere.
+SLOW_CHECK = 1.0
 #: Paths open without a credential: the login itself.
 PUBLIC_PATHS = frozenset({'/login'})
 #: A Host header that may be written into the policy (host name or address, and port).
@@ -47,51 +60,86 @@ class Gate:
     """The tokens, the login sessions and the failed attempts, and the middleware using them."""
 
     def __init__(self, tokens: AccessTokens, tls: bool,
-                 failures: Optional[FailedAttempts] = None) -> None:
+                 failures: Optional[FailedAttempts] = None,
+                 session_idle: float = DEFAULT_SESSION_IDLE,
+                 slow_check: float = SLOW_CHECK) -> None:
+        """
+        Admit ``tokens``' holders; sessions end after ``session_idle`` s unused.
+
+        While too many token checks fail, each waits ``slow_check`` s.
+        """
         self.tokens = tokens
+        self.slow_check = slow_check
         self.tls = tls
-        self.sessions = Sessions()
+        self.sessions = Sessions(idle_timeout=session_idle)
         self.failures = failures or FailedAttempts()
 
     def refused(self, request: web.Request, why: str) -> None:
-        """Count and log a failed attempt of the request's address."""
+        """Count and log a failed token check of the request's address."""
         address = request.remote or '?'
         count = self.failures.failed(address, time.monotonic())
         LOG.warning('refused %s %s from %s: %s (%d failed in the last %g s)', request.method,
                     request.path, address, why, count, self.failures.window)
 
     def blocked(self, request: web.Request) -> bool:
-        """Return whether the request's address is refused for failing too often."""
+        """Return whether token checks from the request's address are refused now."""
         return self.failures.blocked(request.remote or '?', time.monotonic())
 
-    def role_of(self, request: web.Request) -> Optional[Role]:
-        """Return the role the request's credential grants; count a wrong one (None)."""
-        session_id = request.cookies.get(COOKIE)
-        if session_id is not None:
-            role = self.sessions.role_of(session_id)
-            if role is None:
-                self.refused(request, 'unknown session (log in again)')
-            return role
-        authorization = request.headers.get('Authorization', '')
-        if authorization.startswith('Bearer '):
-            role = self.tokens.role_of(authorization[len('Bearer '):].strip())
-            if role is None:
-                self.refused(request, 'wrong token')
-            return role
-        return None
+    async def check_token(self, request: web.Request, token: str, where: str) -> Optional[Role]:
+        """
+        Return the role ``token`` grants; count a wrong one (None).
 
-    def login(self, request: web.Request, token: str) -> web.Response:
+        While too many checks fail from anywhere, each one waits :attr:`slow_check` seconds
+        first: guessing gets slower for everyone, and nobody is refused for it.
+        """
+        if self.failures.slowed(time.monotonic()):
+            await asyncio.sleep(self.slow_check)
+        role = self.tokens.role_of(token)
+        if role is None:
+            self.refused(request, f'wrong token{where}')
+        return role
+
+    def session_of(self, request: web.Request) -> Optional[Role]:
+        """Return the role of the request's login session, or None (logged, never counted)."""
+        session_id = request.cookies.get(COOKIE)
+        if session_id is None:
+            return None
+        role = self.sessions.role_of(session_id, time.monotonic())
+        if role is None:
+            LOG.info('refused %s %s from %s: no such session (ended, or never was)',
+                     request.method, request.path, request.remote)
+        return role
+
+    def page_opened(self, session_id: Optional[str]) -> None:
+        """Count a page of session ``session_id`` open (None: a page of a token)."""
+        if session_id is not None:
+            self.sessions.opened(session_id)
+
+    def page_closed(self, session_id: Optional[str]) -> None:
+        """Count a page of session ``session_id`` closed: from now on its session may idle."""
+        if session_id is not None:
+            self.sessions.closed(session_id, time.monotonic())
+
+    async def login(self, request: web.Request, token: str) -> web.Response:
         """Check a token given to the login; set the session cookie and go to the page."""
         if self.blocked(request):
             return too_many()
-        role = self.tokens.role_of(token)
+        role = await self.check_token(request, token, ' at login')
         if role is None:
-            self.refused(request, 'wrong token at login')
             return login_page(request, 'That token is not valid.')
         LOG.info('login of %s as %s', request.remote, role.value)
         response = web.Response(status=303, headers={'Location': '/'})
-        response.set_cookie(COOKIE, self.sessions.start(role), httponly=True, samesite='Strict',
-                            secure=self.tls, path='/')
+        response.set_cookie(COOKIE, self.sessions.start(role, time.monotonic()), httponly=True,
+                            samesite='Strict', secure=self.tls, path='/')
+        return response
+
+    def logout(self, request: web.Request) -> web.Response:
+        """End the request's session; the page goes to the login form."""
+        session_id = request.get(SESSION)
+        if session_id is not None and self.sessions.end(session_id):
+            LOG.info('log out of %s', request.remote)
+        response = web.Response(status=303, headers={'Location': '/login'})
+        response.del_cookie(COOKIE, path='/')
         return response
 
     @web.middleware
@@ -119,13 +167,26 @@ class Gate:
         response.headers['Cross-Origin-Resource-Policy'] = 'same-origin'
 
     async def _admit(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """
+        Let in a login session always; a token only from an address that has not failed often.
+
+        A session is checked first and never refused for failures, so that no traffic without
+        a credential can keep a logged-in page from its stop or its reconnect.
+        """
         if request.path in PUBLIC_PATHS:
             return await handler(request)
-        if self.blocked(request):
-            return too_many()
-        role = self.role_of(request)
-        if role is None:
-            return login_page(request, '')
+        role = self.session_of(request)
+        if role is not None:
+            request[SESSION] = request.cookies[COOKIE]
+        else:
+            authorization = request.headers.get('Authorization', '')
+            if not authorization.startswith('Bearer '):
+                return login_page(request, '')
+            if self.blocked(request):
+                return too_many()
+            role = await self.check_token(request, authorization[len('Bearer '):].strip(), '')
+            if role is None:
+                return login_page(request, '')
         if request.method != 'GET' or request.headers.get('Upgrade', '').lower() == 'websocket':
             if not same_origin(request):
                 LOG.warning('refused %s %s from %s: from another site (Origin %r)',

@@ -119,6 +119,8 @@ def run_web(args: argparse.Namespace) -> int:
     try:
         if not 0 <= args.port <= 65535:
             raise WebOptionError(f'--port {args.port}: must be within 0..65535')
+        if not args.session_idle > 0:
+            raise WebOptionError(f'--session-idle {args.session_idle:g}: must be positive')
         tokens, operator, read_only = access_tokens(args)
         context_tls = tls_context(args.certfile, args.keyfile)
     except WebOptionError as error:
@@ -126,8 +128,8 @@ def run_web(args: argparse.Namespace) -> int:
         return 2
     context = Context()
     rclpy.init(context=context)
-    server = WebServer(context, args.namespace, Gate(tokens, context_tls is not None),
-                       args.host, args.port, context_tls)
+    gate = Gate(tokens, context_tls is not None, session_idle=args.session_idle)
+    server = WebServer(context, args.namespace, gate, args.host, args.port, context_tls)
     loop = asyncio.new_event_loop()
     try:
         try:

@@ -25,6 +25,9 @@ INTERVALS: Dict[str, float] = {
     'goals': 1.0,            # exploration goals (frontiers)
     'map': 1.0,
     'fleet': 1.0,
+    'cycle': 0.0,            # the operating cycle, drawn
+    'events': 0.2,           # the timeline: every event, in batches
+    'arm': 0.2,              # the arm under teleop: state, clutch, joints, tracking error
 }
 
 
@@ -58,6 +61,10 @@ class Outbox:
             elif wait is None or remaining < wait:
                 wait = remaining
         return ready, wait
+
+    def version_sent(self, kind: str) -> int:
+        """Return the version of ``kind`` sent last (-1: none yet)."""
+        return self._sent.get(kind, (-1, 0.0))[0]
 
     def sent(self, kind: str, version: int, now: float) -> None:
         """Record that ``version`` of ``kind`` was sent at ``now``."""

@@ -6,7 +6,7 @@ Routes (every one but ``/login`` behind :class:`~robot_sm.frontends.web.gate.Gat
 - ``GET /``: the page; ``GET /static/...``: its style and script modules, served from memory
   (read from the package at start: no path ever reaches the file system);
 - ``GET /login?token=T`` or ``POST /login`` (form field ``token``): sets the session cookie and
-  goes to ``/``;
+  goes to ``/``; ``POST /logout``: ends the session (its pages are closed) and goes to the login;
 - ``GET /ws[?robot=NS]``: the page's WebSocket (:mod:`~robot_sm.frontends.web.session`);
 - ``POST /api/stop``: the Software Stop for a page whose WebSocket is not (yet) open, body
   ``{"namespace": NS}`` (operator only);
@@ -29,7 +29,7 @@ from aiohttp import web
 from rclpy.context import Context
 from robot_sm.client import operator
 from robot_sm.frontends.web.console import Console
-from robot_sm.frontends.web.gate import Gate, login_page, ROLE
+from robot_sm.frontends.web.gate import Gate, login_page, ROLE, SESSION
 from robot_sm.frontends.web.protocol import Call, ProtocolError, text
 from robot_sm.frontends.web.session import PageSession
 from robot_sm.frontends.web.tokens import Role
@@ -80,7 +80,8 @@ class WebServer:
         self.ssl_context = ssl_context
         self._runner: Optional[web.AppRunner] = None
         self._files = static_files()
-        self._pages: set = set()
+        #: The open pages' sockets, with the login session each came with (None: a token).
+        self._pages: Dict[web.WebSocketResponse, Optional[str]] = {}
         self._watchdog: Optional['asyncio.Future[None]'] = None
 
     @property
@@ -98,6 +99,7 @@ class WebServer:
         app.router.add_get('/static/{name:.+}', self._file)
         app.router.add_get('/login', self._login_get)
         app.router.add_post('/login', self._login_post)
+        app.router.add_post('/logout', self._logout)
         app.router.add_get('/ws', self._websocket)
         app.router.add_post('/api/stop', self._stop)
         app.router.add_get('/api/session', self._session)
@@ -131,12 +133,22 @@ class WebServer:
 
     async def _login_get(self, request: web.Request) -> web.Response:
         token = request.query.get('token')
-        return login_page(request, '') if token is None else self.gate.login(request, token)
+        if token is None:
+            return login_page(request, '')
+        return await self.gate.login(request, token)
 
     async def _login_post(self, request: web.Request) -> web.Response:
         form = await request.post()
         token = form.get('token')
-        return self.gate.login(request, token if isinstance(token, str) else '')
+        return await self.gate.login(request, token if isinstance(token, str) else '')
+
+    async def _logout(self, request: web.Request) -> web.Response:
+        ended = request.get(SESSION)
+        answer = self.gate.logout(request)
+        for ws, session_id in list(self._pages.items()):
+            if ended is not None and session_id == ended:
+                await ws.close()
+        return answer
 
     async def _session(self, request: web.Request) -> web.Response:
         return web.json_response({'role': request[ROLE].value,
@@ -151,14 +163,17 @@ class WebServer:
             return web.Response(status=503, text=f'503: {MAX_PAGES} pages are open already\n')
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, autoping=True, heartbeat=None)
         await ws.prepare(request)
-        self._pages.add(ws)
+        session_id = request.get(SESSION)
+        self._pages[ws] = session_id
+        self.gate.page_opened(session_id)
         try:
             asked = self._namespace(request.query.get('robot'))
             channel = await self.console.join(asked or self.console.default)
             await PageSession(ws, self.console, request[ROLE], request.remote or '?',
                               channel).run()
         finally:
-            self._pages.discard(ws)
+            self._pages.pop(ws, None)
+            self.gate.page_closed(session_id)
         return ws
 
     async def _stop(self, request: web.Request) -> web.Response:

@@ -1,15 +1,17 @@
 """
 One page's WebSocket: what it asks, what it is sent, and its heartbeat.
 
-The reader takes the page's messages (:mod:`~robot_sm.frontends.web.protocol`): a ping is
-answered at once with a pong and, from an operator page, beats the operator heartbeat of the
-robot it shows, so the heartbeat lives exactly as long as the page does: a closed tab, a phone
-that locks (its scripts stop) or a dropped link ends the pings, and with ``config/remote.yaml`` the
-robot's mux engages its e-stop ``heartbeat_timeout`` after the last one. A page silent for
-:data:`PAGE_SILENCE` seconds is closed. Controls run as tasks (on the console's lanes), so pings
-go on while a call waits for the suite. The sender sends each kind the channel holds when it
-changes, no faster than its rate limit (:mod:`~robot_sm.frontends.web.outbox`); the map goes as a
-``map`` message followed by a binary message with its PNG.
+The reader takes the page's messages (:mod:`~robot_sm.frontends.web.protocol`): a ping is answered
+at once with a pong and is the page's own heartbeat; from an operator page whose heartbeat counts
+(:mod:`~robot_sm.frontends.web.heartbeat`) it beats the operator heartbeat of the robot it shows,
+so the heartbeat lives exactly as long as such a page does: a closed tab, a phone that locks (its
+scripts stop) or a dropped link ends the pings, and with ``config/remote.yaml`` the robot's mux
+engages its e-stop ``heartbeat_timeout`` after the last one. A page silent for :data:`PAGE_SILENCE`
+seconds is closed. Controls run as tasks (on the console's lanes), so pings go on while a call
+waits for the suite. The sender sends each kind the channel holds when it changes, no faster than
+its rate limit (:mod:`~robot_sm.frontends.web.outbox`); the map goes as a ``map`` message followed
+by a binary message with its PNG, the timeline's new events as ``events`` messages (the robot's
+log's epoch and the events, numbered).
 """
 
 import asyncio
@@ -18,7 +20,7 @@ from typing import Any, Optional, Set
 
 from aiohttp import web, WSMsgType
 from robot_sm.client import operator
-from robot_sm.frontends.web.console import Channel, Console, KEEP_CONTROL_PERIOD
+from robot_sm.frontends.web.console import Channel, Console, EVENTS, KEEP_CONTROL_PERIOD
 from robot_sm.frontends.web.outbox import Outbox
 from robot_sm.frontends.web.protocol import (
     Call,
@@ -41,6 +43,8 @@ MESSAGE_BURST = 100.0
 MAX_PENDING_CALLS = 16
 #: Seconds a send may take before the page is taken as gone.
 SEND_TIMEOUT = 5.0
+#: Events sent in one message at most (a page that opens gets the robot's log in a few).
+EVENTS_PER_MESSAGE = 100
 
 
 class PageSession:
@@ -62,11 +66,13 @@ class PageSession:
         self._allowance = MESSAGE_BURST
         self._counted = console.loop.time()
         channel.waiters.add(self._wake)
+        channel.heartbeats.join(self, role is Role.OPERATOR)
 
     async def run(self) -> None:
         """Serve the page until it closes, falls silent or the server stops."""
         await self._send(reply('hello', role=self.role.value, namespace=self.channel.namespace,
-                               ping_interval=0.1, page_silence=PAGE_SILENCE))
+                               ping_interval=0.1, page_silence=PAGE_SILENCE,
+                               heartbeat=self.channel.heartbeats.counts(self)))
         sender = asyncio.ensure_future(self._send_updates())
         keeper = asyncio.ensure_future(self._keep_control())
         try:
@@ -77,6 +83,7 @@ class PageSession:
             for call in list(self._calls):
                 call.cancel()
             self.channel.waiters.discard(self._wake)
+            self.channel.heartbeats.leave(self)
             self.console.leave(self.channel)
             if not self.ws.closed:
                 await self.ws.close()
@@ -128,8 +135,9 @@ class PageSession:
             await self._send(reply('error', id=error.call_id, message=str(error)))
             return
         if isinstance(message, Ping):
+            now = self.console.loop.time()
             bridge = self.channel.bridge
-            if self.role is Role.OPERATOR and bridge is not None:
+            if self.channel.heartbeats.ping(self, now) and bridge is not None:
                 bridge.presence.beat()
             await self._send(reply('pong', seq=message.seq))
             return
@@ -167,7 +175,9 @@ class PageSession:
             channel = await self.console.join(namespace)
             old, self.channel = self.channel, channel
             old.waiters.discard(self._wake)
+            old.heartbeats.leave(self)
             channel.waiters.add(self._wake)
+            channel.heartbeats.join(self, self.role is Role.OPERATOR)
             self.console.leave(old)
             self.outbox.reset()
             await self._send(reply('robot', namespace=namespace))
@@ -210,8 +220,9 @@ class PageSession:
             channel = self.channel
             ready, wait = self.outbox.due(channel.versions, loop.time())
             for kind in ready:
+                version = channel.versions[kind]
                 await self._send_kind(channel, kind)
-                self.outbox.sent(kind, channel.versions[kind], loop.time())
+                self.outbox.sent(kind, version, loop.time())
             if ready:
                 continue
             try:
@@ -220,6 +231,13 @@ class PageSession:
                 pass
 
     async def _send_kind(self, channel: Channel, kind: str) -> None:
+        if kind == EVENTS:
+            new = channel.events.since(max(0, self.outbox.version_sent(kind)))
+            for first in range(0, len(new), EVENTS_PER_MESSAGE):
+                await self._send(reply('events', namespace=channel.namespace,
+                                       epoch=channel.events.epoch,
+                                       events=new[first:first + EVENTS_PER_MESSAGE]))
+            return
         value: Any = channel.values[kind]
         if kind == 'map':
             meta, image = value

@@ -5,16 +5,19 @@ No default password exists. The operator token is made at start (:func:`new_toke
 or read from a file only its owner can read (:func:`read_token_file`); a read-only token, if
 given, lets a page watch without operating. A presented token is compared with each known one in
 constant time (:meth:`AccessTokens.role_of`). A successful login gets a session id of its own (the
-cookie holds that id, never the token), and :class:`FailedAttempts` refuses an address that
-failed too often. Pure: no aiohttp, time as an argument.
+cookie holds that id, never the token) that ends when unused for a while or logged out
+(:class:`Sessions`), and :class:`FailedAttempts` refuses an address that failed too often and
+slows everyone's token checks when many fail, never a session. Pure: no aiohttp, time as an
+argument.
 """
 
+import collections
 import enum
 import hmac
 import pathlib
 import secrets
 import stat
-from typing import Dict, List, Optional, Tuple
+from typing import Deque, Dict, List, Optional, Tuple
 
 #: Random bytes in a token made at start (256 bits; the issue asks for at least 128).
 TOKEN_BYTES = 32
@@ -22,6 +25,8 @@ TOKEN_BYTES = 32
 MIN_TOKEN_LENGTH = 22
 #: Characters a token may consist of (base64url, as :func:`secrets.token_urlsafe` gives).
 TOKEN_CHARACTERS = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_')
+#: Seconds a login session may go unused (no page open) before it ends.
+DEFAULT_SESSION_IDLE = 3600.0
 
 
 class Role(enum.Enum):
@@ -98,66 +103,123 @@ class AccessTokens:
 
 
 class Sessions:
-    """Login sessions: a random id per successful login, the role it carries."""
+    """
+    Login sessions: a random id per successful login, the role it carries, its last use.
 
-    def __init__(self, limit: int = 256) -> None:
-        """Keep at most ``limit`` sessions; the oldest is forgotten first."""
+    A session unused for ``idle_timeout`` seconds is over; while a page of it is open
+    (:meth:`opened` to :meth:`closed`) it is in use. :meth:`end` ends one at once (a log out).
+    """
+
+    def __init__(self, limit: int = 256, idle_timeout: float = DEFAULT_SESSION_IDLE) -> None:
+        """Keep at most ``limit`` sessions (the oldest is forgotten first), idle ones ending."""
+        if not idle_timeout > 0.0:
+            raise ValueError(f'the session idle time must be positive (got {idle_timeout})')
         self.limit = limit
-        self._roles: Dict[str, Role] = {}
+        self.idle_timeout = idle_timeout
+        self._sessions: Dict[str, Tuple[Role, float]] = {}
+        self._open: Dict[str, int] = {}
 
-    def start(self, role: Role) -> str:
-        """Return the id of a new session with ``role``."""
+    def start(self, role: Role, now: float) -> str:
+        """Return the id of a new session with ``role``, used at ``now``."""
         session_id = secrets.token_urlsafe(TOKEN_BYTES)
-        self._roles[session_id] = role
-        while len(self._roles) > self.limit:
-            del self._roles[next(iter(self._roles))]
+        self._sessions[session_id] = (role, now)
+        while len(self._sessions) > self.limit:
+            del self._sessions[next(iter(self._sessions))]
         return session_id
 
-    def role_of(self, session_id: str) -> Optional[Role]:
-        """Return the role of session ``session_id``, or None (compared in constant time)."""
+    def _find(self, session_id: str) -> Optional[str]:
+        """Return the known id equal to ``session_id`` (every one compared in constant time)."""
         candidate = session_id.encode('utf-8', 'replace')
         found = None
-        for known, role in self._roles.items():
+        for known in self._sessions:
             if hmac.compare_digest(candidate, known.encode()):
-                found = role
+                found = known
         return found
+
+    def role_of(self, session_id: str, now: float) -> Optional[Role]:
+        """Return the role of session ``session_id`` and count it used at ``now``; else None."""
+        known = self._find(session_id)
+        if known is None:
+            return None
+        role, used = self._sessions[known]
+        if now - used > self.idle_timeout and not self._open.get(known):
+            del self._sessions[known]
+            return None
+        self._sessions[known] = (role, max(used, now))
+        return role
+
+    def opened(self, session_id: str) -> None:
+        """Count a page of session ``session_id`` open: the session is in use until it closes."""
+        self._open[session_id] = self._open.get(session_id, 0) + 1
+
+    def closed(self, session_id: str, now: float) -> None:
+        """Count a page of session ``session_id`` closed at ``now`` (its last use)."""
+        left = self._open.get(session_id, 0) - 1
+        if left > 0:
+            self._open[session_id] = left
+            return
+        self._open.pop(session_id, None)
+        if session_id in self._sessions:
+            self._sessions[session_id] = (self._sessions[session_id][0], now)
+
+    def end(self, session_id: str) -> bool:
+        """End session ``session_id`` (a log out); return whether it was one."""
+        known = self._find(session_id)
+        if known is None:
+            return False
+        del self._sessions[known]
+        return True
 
 
 class FailedAttempts:
     """
-    Failed logins by address: past ``limit`` within ``window`` seconds the address is refused.
+    Failed token checks by address: past ``limit`` within ``window`` seconds it is refused.
 
-    All addresses together may fail ``total_limit`` times per window, so that guessing from many
-    addresses is slowed down too. While refused, even a right token is refused.
+    Only the address that failed is refused (with the right token too, so that a guesser cannot
+    tell when it found it). All addresses together failing ``total_limit`` times within the
+    window only slow token checks down (:meth:`slowed`): guessing from many addresses gets no
+    faster, and nobody is refused for what others did. A login session is never checked here.
+    At most ``max_addresses`` addresses are remembered (the oldest failures are forgotten).
     """
 
-    def __init__(self, limit: int = 10, window: float = 60.0, total_limit: int = 100) -> None:
-        """Allow ``limit`` failures an address and ``total_limit`` in all per ``window`` s."""
+    def __init__(self, limit: int = 10, window: float = 60.0, total_limit: int = 100,
+                 max_addresses: int = 4096) -> None:
+        """Refuse an address after ``limit`` failures; slow all after ``total_limit``."""
         self.limit = limit
         self.window = window
         self.total_limit = total_limit
-        self._failures: Dict[str, List[float]] = {}
+        self.max_addresses = max_addresses
+        self._times: Deque[Tuple[float, str]] = collections.deque()
+        self._counts: Dict[str, int] = {}
 
     def _prune(self, now: float) -> None:
-        for address in list(self._failures):
-            recent = [t for t in self._failures[address] if now - t < self.window]
-            if recent:
-                self._failures[address] = recent
-            else:
-                del self._failures[address]
+        while self._times and (now - self._times[0][0] >= self.window
+                               or len(self._counts) > self.max_addresses):
+            _, address = self._times.popleft()
+            self._counts[address] -= 1
+            if self._counts[address] == 0:
+                del self._counts[address]
 
     def count(self, address: str, now: float) -> int:
         """Return the failures of ``address`` within the window."""
         self._prune(now)
-        return len(self._failures.get(address, []))
+        return self._counts.get(address, 0)
+
+    def total(self, now: float) -> int:
+        """Return the failures of all addresses within the window."""
+        self._prune(now)
+        return len(self._times)
 
     def blocked(self, address: str, now: float) -> bool:
-        """Return whether ``address`` is refused now."""
-        self._prune(now)
-        total = sum(len(times) for times in self._failures.values())
-        return self.count(address, now) >= self.limit or total >= self.total_limit
+        """Return whether token checks from ``address`` are refused now."""
+        return self.count(address, now) >= self.limit
+
+    def slowed(self, now: float) -> bool:
+        """Return whether token checks are slowed down now (too many failures from anywhere)."""
+        return self.total(now) >= self.total_limit
 
     def failed(self, address: str, now: float) -> int:
         """Count a failure of ``address`` at ``now``; return its failures within the window."""
-        self._failures.setdefault(address, []).append(now)
+        self._times.append((now, address))
+        self._counts[address] = self._counts.get(address, 0) + 1
         return self.count(address, now)

@@ -37,20 +37,29 @@ def yaw_of(orientation: Any) -> float:
 
 def state_view(msg: Any) -> Dict[str, Any]:
     """
-    Return the typed state (``robot_sm/state``): its name, activity and the last outcome.
+    Return the typed state (``robot_sm/state``): its name, role, activity and the last outcome.
 
     ``activity`` is the page's key of the activity (``waypoint_following``, ``exploration``,
     ``simple_goal``, ``teleoperation``, ``plugin``, or '' outside activities); the buttons
-    follow it, never the state's name.
+    follow it, never the state's name. ``role`` is the state's role in the cycle (the cycle
+    diagram's node), ``plugin`` the plugin playing it; ``paused_activity`` is a key as
+    ``activity`` is.
     """
     activity = int(msg.activity)
-    return {'state': str(msg.name),
+    paused = int(msg.paused_activity)
+    stamp = float(msg.stamp.sec) + float(msg.stamp.nanosec) * 1e-9
+    return {'state': str(msg.name), 'role': str(msg.role), 'plugin': str(msg.plugin),
             'activity': '' if activity == Activity.NONE else ACTIVITIES.get(activity, 'plugin'),
             'activity_name': activity_name(activity, str(msg.activity_name)),
+            'activity_id': int(msg.activity_id),
             'outcome': last_outcome(msg) or '',
             'outcome_code': Outcome(msg.last_outcome).name.lower()
             if msg.last_outcome in Outcome._value2member_map_ else '',
-            'paused': bool(msg.paused), 'resumable': str(msg.resumable)}
+            'last_activity_id': int(msg.last_activity_id),
+            'paused': bool(msg.paused), 'resumable': str(msg.resumable),
+            'paused_activity': '' if paused == Activity.NONE
+            else ACTIVITIES.get(paused, 'plugin'),
+            'time': round(stamp, 3)}
 
 
 def control_view(msg: Any) -> Dict[str, Any]:

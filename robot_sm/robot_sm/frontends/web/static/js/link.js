@@ -8,6 +8,8 @@
 // finds the messages that came meanwhile queued behind its tick, and takes them first.
 // Nothing is ever sent by itself after a reconnect but the robot the page shows: no mode, no
 // release. The page's scripts never see the token; the session cookie (HttpOnly) goes along.
+// Before a reconnect the page asks whether its session still holds: logged out (401) ends the
+// retries, a refusal (429, or anything else) is waited out, never taken for a yes.
 
 const PING_MS = 100;
 const SILENCE_MS = 700;
@@ -28,10 +30,12 @@ export class Link {
     this.judging = false;
     this.retries = 0;
     this.retryAt = 0;
-    this.handlers = { update: [], map: [], state: [], hello: [], robot: [] };
+    this.handlers = { update: [], map: [], state: [], hello: [], robot: [], events: [] };
     this.mapMeta = null;
-    // The newest of everything heard, for handlers added later (modules load in any order).
-    this.latest = { update: new Map(), map: null, state: null, hello: null, robot: null };
+    // The newest of everything heard, for handlers added later (modules load in any order);
+    // of the timeline's events, every batch until a handler takes them.
+    this.latest = { update: new Map(), map: null, state: null, hello: null, robot: null,
+                    events: [] };
   }
 
   on(kind, handler) {
@@ -41,6 +45,11 @@ export class Link {
       for (const [key, args] of latest) {
         handler(key, ...args);
       }
+    } else if (kind === 'events') {
+      for (const args of latest) {
+        handler(...args);
+      }
+      latest.length = 0;
     } else if (latest !== null) {
       handler(...latest);
     }
@@ -49,6 +58,10 @@ export class Link {
   emit(kind, ...args) {
     if (kind === 'update') {
       this.latest.update.set(args[0], args.slice(1));
+    } else if (kind === 'events') {
+      if (this.handlers.events.length === 0) {
+        this.latest.events.push(args);
+      }
     } else {
       this.latest[kind] = args;
     }
@@ -149,18 +162,38 @@ export class Link {
 
   async reconnect() {
     this.retryAt = Infinity;
+    let answer;
     try {
-      const answer = await fetch('/api/session', { cache: 'no-store' });
-      if (answer.status === 401) {
-        this.setState('login', 'this page is logged out: open the address robot-sm web printed');
-        return;
-      }
+      answer = await fetch('/api/session', { cache: 'no-store' });
     } catch (error) {
       // The network is still down: try again later.
       this.retryAt = performance.now() + RETRY_MS[RETRY_MS.length - 1];
       return;
     }
+    if (answer.status === 401) {
+      this.setState('login', 'this page is logged out: open the address robot-sm web printed');
+      return;
+    }
+    if (!answer.ok) {
+      // Refused for now (429: too many failed attempts from this address), or the console
+      // is in trouble: not logged in, so wait as long as it asks, then ask again.
+      const wait = Number(answer.headers.get('Retry-After')) || RETRY_MS[RETRY_MS.length - 1] / 1000;
+      this.retryAt = performance.now() + 1000 * Math.min(wait, 60);
+      this.setState('lost', `the console refused to reconnect (HTTP ${answer.status}); `
+                    + `trying again in ${Math.round(Math.min(wait, 60))} s`);
+      return;
+    }
     this.connect();
+  }
+
+  // Log out: the console ends this page's session (and closes its socket); the login follows.
+  async logout() {
+    this.retryAt = Infinity;
+    try {
+      await fetch('/logout', { method: 'POST', cache: 'no-store' });
+    } finally {
+      location.replace('/login');
+    }
   }
 
   receive(event) {
@@ -191,6 +224,9 @@ export class Link {
         break;
       case 'map':
         this.mapMeta = message;
+        break;
+      case 'events':
+        this.emit('events', message);
         break;
       case 'result':
       case 'error':
@@ -255,7 +291,16 @@ export class Link {
         cache: 'no-store',
         signal: AbortSignal.timeout(STOP_TIMEOUT_MS),
       });
-      const body = await answer.json();
+      const text = await answer.text();
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        // Not the console's answer to a stop (a refusal of the door): say what it was.
+      }
+      if (body === null || typeof body !== 'object') {
+        return { success: false, message: `HTTP ${answer.status}: ${text.trim()}` };
+      }
       return { success: Boolean(body.success), message: body.message || `HTTP ${answer.status}` };
     } catch (error) {
       const why = error.name === 'TimeoutError'

@@ -1,6 +1,7 @@
 // The console page: what the robot says, shown as it changes, and the controls, each one call
-// of the suite whose answer (or refusal) is shown on the answer line. The Software Stop lives in
-// stop.js, the connection in link.js, the map in map_view.js, the table in waypoints.js.
+// of the suite whose answer (or refusal) is shown on the answer line, in the suite's words. The
+// Software Stop lives in stop.js, the connection in link.js, the map in map_view.js, the table
+// in waypoints.js, the cycle, the timeline and the arm in panels.js.
 import { link } from './link.js';
 import { MapView } from './map_view.js';
 import { WaypointTable } from './waypoints.js';
@@ -20,8 +21,12 @@ function say(label, answer) {
   $('answer').classList.toggle('refused', !answer.success);
 }
 
-// The answer line is cut to three lines; a tap on it shows it whole, another cuts it again.
+// The answer line is cut to three lines, a status line to one, the e-stop's cause to two: a tap
+// on one shows it whole (over what follows, which does not move), another cuts it again.
 $('answer').addEventListener('click', () => $('answer').classList.toggle('whole'));
+for (const line of document.querySelectorAll('.openable')) {
+  line.addEventListener('click', () => line.classList.toggle('whole'));
+}
 
 function operating() {
   return link.role === 'operator';
@@ -53,12 +58,43 @@ const map = new MapView($('map'), {
     }
   },
   onSelect: (id) => selectWaypoint(id),
-  onLongPress: (x, y) => {
-    const robot = map.robot;
-    const yaw = robot ? Math.atan2(y - robot.y, x - robot.x) : 0;
-    return act('goal', 'goal', { x, y, yaw });
-  },
+  onLongPress: (x, y) => askGoal(x, y),
 });
+
+// A long press only proposes a goal: it is sent after "Go there" (a finger resting on the map
+// sends nothing). The proposal ends by itself after GOAL_ASK_MS.
+const GOAL_ASK_MS = 8000;
+let goalAsked = null;
+
+function askGoal(x, y) {
+  if (!operating()) {
+    return;
+  }
+  clearTimeout(goalAsked?.timer);
+  const robot = map.robot;
+  const yaw = robot ? Math.atan2(y - robot.y, x - robot.x) : 0;
+  goalAsked = { x, y, yaw, timer: setTimeout(dismissGoal, GOAL_ASK_MS) };
+  map.setProposal({ x, y });
+  $('goal-where').textContent = `Send the robot to (${x.toFixed(2)}, ${y.toFixed(2)})?`;
+  $('goal-confirm').hidden = false;
+}
+
+function dismissGoal() {
+  clearTimeout(goalAsked?.timer);
+  goalAsked = null;
+  map.setProposal(null);
+  $('goal-confirm').hidden = true;
+}
+
+$('goal-send').addEventListener('click', () => {
+  const goal = goalAsked;
+  dismissGoal();
+  if (goal !== null) {
+    act('goal', 'goal', { x: goal.x, y: goal.y, yaw: goal.yaw });
+  }
+});
+$('goal-dismiss').addEventListener('click', dismissGoal);
+$('logout').addEventListener('click', () => link.logout());
 
 function selectWaypoint(id) {
   map.select(id);
@@ -135,6 +171,7 @@ function showMode(value) {
   }
   shown.emergencyStop = value.emergency_stop;
   $('estop').hidden = value.emergency_stop !== true;
+  $('estop-line').classList.remove('whole');
   $('estop-off').hidden = value.emergency_stop === true;
   $('estop-off').textContent = value.emergency_stop === false ? 'E-stop released'
     : 'E-stop: not known yet';
@@ -175,7 +212,7 @@ const UPDATES = {
     showExploration();
   },
   mode: showMode,
-  estop_reason: (v) => show('estop-reason', v.reason),
+  estop_reason: (v) => show('estop-reason', v.reason || 'engaged'),
   presence: (v) => {
     show('presence', v.text);
     $('presence').className = `presence ${v.presence.replace(' ', '-')}`;

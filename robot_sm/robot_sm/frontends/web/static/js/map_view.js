@@ -1,18 +1,22 @@
 // The map: the occupancy grid, the robot, its path, the waypoints and the exploration goals,
-// drawn on a canvas, north up, and the gestures an operator makes on it:
+// drawn on a canvas, north up (a grid whose origin is rotated is drawn turned by its origin's
+// yaw, so that every cell is where it is in the map frame), and the gestures an operator makes
+// on it:
 //   tap on free space    -> onTap(x, y)                (add a waypoint there)
 //   tap on a waypoint    -> onSelect(id)
 //   drag a waypoint      -> onMove(id, x, y)           (move it)
-//   long press (0.6 s)   -> onLongPress(x, y)          (a simple goal)
+//   long press (0.6 s)   -> onLongPress(x, y)          (propose a simple goal: setProposal
+//                                                      marks it until it is sent or dropped)
 //   drag elsewhere, two fingers, wheel: pan and zoom (the "fit" button fits the map again)
 // Positions are in the map frame, metres. The canvas carries its view in data attributes
 // (data-view = "scale,centre x,centre y" in CSS pixels per metre and metres; data-robot =
 // "x,y,yaw"), which tests and the demo read to know where things are on the screen.
 
+import { drawGoals, drawPath, drawProposal, drawRobot, drawWaypoints } from './map_layers.js';
+
 const TAP_SLOP_PX = 8;
 const LONG_PRESS_MS = 600;
 const HIT_PX = 18;
-const COLOURS = { pending: '#1f6feb', visited: '#1a7f37', unreachable: '#cf222e' };
 
 export class MapView {
   constructor(canvas, handlers) {
@@ -31,7 +35,7 @@ export class MapView {
     this.fitted = false;
     this.pointers = new Map();
     this.gesture = null;
-    this.pressMark = null;
+    this.proposal = null;
     new ResizeObserver(() => this.resize()).observe(canvas);
     canvas.addEventListener('pointerdown', (event) => this.down(event));
     canvas.addEventListener('pointermove', (event) => this.move(event));
@@ -84,6 +88,12 @@ export class MapView {
     this.draw();
   }
 
+  // A goal proposed by a long press ({x, y} in the map frame), or null.
+  setProposal(point) {
+    this.proposal = point;
+    this.draw();
+  }
+
   // ---- the view ---------------------------------------------------------------------------
 
   resize() {
@@ -102,11 +112,13 @@ export class MapView {
     if (this.map === null || width === 0 || height === 0) {
       return;
     }
-    const { resolution: r } = this.map;
-    const w = this.map.width * r;
-    const h = this.map.height * r;
+    const corners = this.mapCorners();
+    const xs = corners.map((p) => p.x);
+    const ys = corners.map((p) => p.y);
+    const w = Math.max(...xs) - Math.min(...xs);
+    const h = Math.max(...ys) - Math.min(...ys);
     this.scale = 0.95 * Math.min(width / w, height / h);
-    this.centre = { x: this.map.origin_x + w / 2, y: this.map.origin_y + h / 2 };
+    this.centre = { x: Math.min(...xs) + w / 2, y: Math.min(...ys) + h / 2 };
     this.fitted = true;
     this.draw();
   }
@@ -120,6 +132,17 @@ export class MapView {
     this.centre.x += before.x - after.x;
     this.centre.y += before.y - after.y;
     this.draw();
+  }
+
+  // The map's corners in the map frame: its origin, turned by the origin's yaw.
+  mapCorners() {
+    const m = this.map;
+    const w = m.width * m.resolution;
+    const h = m.height * m.resolution;
+    const cos = Math.cos(m.origin_yaw || 0);
+    const sin = Math.sin(m.origin_yaw || 0);
+    return [[0, 0], [w, 0], [w, h], [0, h]].map(([u, v]) => (
+      { x: m.origin_x + cos * u - sin * v, y: m.origin_y + sin * u + cos * v }));
   }
 
   toScreen(x, y) {
@@ -143,90 +166,24 @@ export class MapView {
     c.clearRect(0, 0, this.canvas.width, this.canvas.height);
     this.canvas.dataset.view = `${this.scale},${this.centre.x},${this.centre.y}`;
     if (this.image !== null) {
+      // The grid's first row is at its origin (the picture's last row): with the origin at
+      // (0, 0) and turned by its yaw, the picture stands above it, its bottom on the x axis.
       const m = this.map;
-      const corner = this.toScreen(m.origin_x, m.origin_y + m.height * m.resolution);
+      const origin = this.toScreen(m.origin_x, m.origin_y);
+      const w = m.width * m.resolution * this.scale;
+      const h = m.height * m.resolution * this.scale;
+      c.save();
+      c.translate(origin.x, origin.y);
+      c.rotate(-(m.origin_yaw || 0));
       c.imageSmoothingEnabled = false;
-      c.drawImage(this.image, corner.x, corner.y, m.width * m.resolution * this.scale,
-                  m.height * m.resolution * this.scale);
+      c.drawImage(this.image, 0, -h, w, h);
+      c.restore();
     }
-    this.drawPath(c);
-    this.drawGoals(c);
-    this.drawWaypoints(c);
-    this.drawRobot(c);
-    if (this.pressMark !== null) {
-      c.strokeStyle = '#bf8700';
-      c.lineWidth = 3;
-      c.beginPath();
-      c.arc(this.pressMark.x, this.pressMark.y, 22, 0, 2 * Math.PI);
-      c.stroke();
-    }
-  }
-
-  drawPath(c) {
-    if (this.path.length < 2) {
-      return;
-    }
-    c.strokeStyle = '#8250df';
-    c.lineWidth = 2.5;
-    c.beginPath();
-    this.path.forEach(([x, y], i) => {
-      const p = this.toScreen(x, y);
-      if (i === 0) {
-        c.moveTo(p.x, p.y);
-      } else {
-        c.lineTo(p.x, p.y);
-      }
-    });
-    c.stroke();
-  }
-
-  drawGoals(c) {
-    c.fillStyle = '#bf8700';
-    for (const [x, y] of this.goals) {
-      const p = this.toScreen(x, y);
-      c.fillRect(p.x - 3, p.y - 3, 6, 6);
-    }
-  }
-
-  drawWaypoints(c) {
-    c.font = 'bold 11px system-ui, sans-serif';
-    c.textAlign = 'center';
-    c.textBaseline = 'middle';
-    for (const w of this.waypoints) {
-      const p = this.toScreen(w.x, w.y);
-      c.fillStyle = COLOURS[w.status] || COLOURS.pending;
-      c.strokeStyle = w.id === this.selected ? '#f6c343' : '#ffffff';
-      c.lineWidth = w.id === this.selected ? 4 : 2;
-      c.beginPath();
-      c.arc(p.x, p.y, 10, 0, 2 * Math.PI);
-      c.fill();
-      c.stroke();
-      c.fillStyle = '#ffffff';
-      c.fillText(String(w.index), p.x, p.y + 0.5);
-    }
-  }
-
-  drawRobot(c) {
-    if (this.robot === null) {
-      return;
-    }
-    const p = this.toScreen(this.robot.x, this.robot.y);
-    const size = Math.max(9, 0.2 * this.scale);
-    c.save();
-    c.translate(p.x, p.y);
-    c.rotate(-this.robot.yaw);
-    c.fillStyle = '#24292f';
-    c.strokeStyle = '#f6c343';
-    c.lineWidth = 2;
-    c.beginPath();
-    c.moveTo(size, 0);
-    c.lineTo(-0.7 * size, 0.65 * size);
-    c.lineTo(-0.4 * size, 0);
-    c.lineTo(-0.7 * size, -0.65 * size);
-    c.closePath();
-    c.fill();
-    c.stroke();
-    c.restore();
+    drawPath(c, this);
+    drawGoals(c, this);
+    drawWaypoints(c, this);
+    drawRobot(c, this);
+    drawProposal(c, this);
   }
 
   // ---- gestures ---------------------------------------------------------------------------
@@ -273,12 +230,6 @@ export class MapView {
       return;
     }
     g.kind = 'done';
-    this.pressMark = g.start;
-    this.draw();
-    setTimeout(() => {
-      this.pressMark = null;
-      this.draw();
-    }, 700);
     if (navigator.vibrate) {
       navigator.vibrate(40);
     }
