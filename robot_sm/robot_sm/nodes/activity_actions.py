@@ -10,7 +10,8 @@ so that ``ros2 action send_goal`` shows why). Cancel is the operator's stop: the
 operator stops the run through the gateway, and the goal ends CANCELED when the run does; a
 stop the gateway refuses (another operator holds control) rejects the cancel, and the run goes
 on. Feedback comes at most every :data:`FEEDBACK_PERIOD` seconds: the state, the waypoint or goal
-being driven to, the distance left, the counts of :class:`robot_sm.statemachine.progress.RunProgress`.
+being driven to, the distance left, the counts of
+:class:`robot_sm.statemachine.progress.RunProgress`.
 """
 
 from dataclasses import dataclass, field
