@@ -99,13 +99,25 @@ def status(args: argparse.Namespace, emit: Emit) -> int:
     """Show state, mode, e-stop, the input that drives, waypoints and pose."""
     with suite_of(args) as suite:
         while True:
-            shown = suite.status()
+            shown = _status_of(suite)
             if not args.watch:
                 emit(shown, format_status(shown))
                 return EXIT_OK
             sys.stdout.write('\x1b[2J\x1b[H' + format_status(shown) + '\n')
             sys.stdout.flush()
             time.sleep(1.0)
+
+
+def _status_of(suite: Any) -> Any:
+    """Return the suite's status; ``held`` says so when its operator is not heard."""
+    from robot_sm.client.status import held_because, operator_heard, OPERATOR_PRESENT
+    from std_msgs.msg import Bool
+    suite.latched(Bool, OPERATOR_PRESENT, wait=False)  # discovered with the rest
+    shown = suite.status()
+    heard = operator_heard(suite)
+    if heard is False:
+        shown.held = held_because(shown.mode, shown.emergency_stop, heard)
+    return shown
 
 
 def cycle(args: argparse.Namespace, emit: Emit) -> int:

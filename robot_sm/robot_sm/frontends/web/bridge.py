@@ -25,8 +25,9 @@ from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
-from robot_sm.client import SuiteClient, SuiteUnavailable
+from robot_sm.client import held_because, SuiteClient, SuiteUnavailable
 from robot_sm.frontends.presence import OperatorPresence
+from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.web import views
 from robot_sm.frontends.web.map_image import map_picture
 from robot_sm_msgs.msg import OperationMode, WaypointArray
@@ -56,7 +57,8 @@ class RobotBridge:
         self._period = 1.0 / pose_rate
         self._lock = threading.Lock()
         self._latest: Dict[str, Any] = {'state': None, 'outcome': None, 'mode': None,
-                                        'input': None, 'interrupt': None, 'reverse': None}
+                                        'input': None, 'heard': None, 'interrupt': None,
+                                        'reverse': None}
         self._waypoint_ids: List[int] = []
         self._mux = self.namespace.rstrip('/') + '/robot_control_mux'
         self._reason: Optional[str] = None
@@ -107,9 +109,10 @@ class RobotBridge:
             latest = dict(self._latest)
         if key in ('state', 'outcome'):
             self._sink('state', {'state': latest['state'], 'outcome': latest['outcome']})
-        elif key in ('mode', 'input'):
-            self._sink('mode', {**(latest['mode'] or {'mode': None, 'emergency_stop': None}),
-                                'input': latest['input']})
+        elif key in ('mode', 'input', 'heard'):
+            mode = latest['mode'] or {'mode': None, 'emergency_stop': None}
+            held = held_because(mode['mode'], mode['emergency_stop'], latest['heard'])
+            self._sink('mode', {**mode, 'input': latest['input'], 'held': held})
         else:
             self._sink('settings', {'interrupt': latest['interrupt'],
                                     'reverse': latest['reverse']})
@@ -169,6 +172,10 @@ class RobotBridge:
             if shown != presence:
                 presence = shown
                 self._sink('presence', shown)
+                # The robot does not hear its operator (before the first heartbeat: it stays
+                # STOPPED and refuses modes; after it the e-stop says why).
+                self._remember('heard', False if report.presence is Presence.NOT_HEARD
+                               else None)
             if routines_due <= now:
                 routines_due = now + self._fetch_routines()
             answer = self._pose()  # rounded to the millimetre: smaller moves are not sent

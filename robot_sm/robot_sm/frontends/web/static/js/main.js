@@ -129,6 +129,7 @@ function showExploration() {
 function showMode(value) {
   show('mode', value.mode ?? '?');
   show('input', value.input ?? '?');
+  show('held', value.held || '–');
   for (const button of document.querySelectorAll('button.mode')) {
     button.setAttribute('aria-pressed', String(button.dataset.mode === value.mode));
     button.disabled = value.emergency_stop === true;
