@@ -23,7 +23,7 @@ bench: setup
 # The linters make test runs, on their own: a quick check before a commit. Each prints its
 # findings, or one line when it has none.
 LINT_QUIETLY = out=$$($(2) 2>&1) && echo "$(1): no problems" || \
-	{ echo "$$out" | sed '/^Checked files:/,$$d'; exit 1; }
+	{ echo "$$out" | sed '/^Checked files:/,$$d; /^checking /d'; exit 1; }
 lint: setup
 	@$(call LINT_QUIETLY,flake8,tools/with_ros_env.sh ament_flake8 robot_sm robot_sm_control \
 		bench tools)

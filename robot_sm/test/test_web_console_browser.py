@@ -115,6 +115,16 @@ def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(
                        'the mux is STOPPED (as after every start'), 'held is not shown')
 
 
+def test_the_robot_selector_shows_an_expected_robot_that_is_missing(
+        robot: Robot, operator: Operator) -> None:
+    def missing() -> Any:
+        return next((option for option in operator.driver.find_elements(
+            'css selector', '#robot option') if option.text.startswith(robot.missing)), None)
+
+    operator.until(lambda: missing() is not None, 'the missing robot is not listed')
+    assert missing().text == f'{robot.missing} · NOT FOUND' and not missing().is_enabled()
+
+
 def test_release_takes_two_taps_and_selects_no_mode(robot: Robot, operator: Operator) -> None:
     assert robot.client.set_emergency_stop(True).success
     operator.until(lambda: operator.connected() and operator.element('release').is_displayed(),

@@ -48,8 +48,13 @@ class Robot:
         self.port = free_tcp_port()
         self.url = f'http://127.0.0.1:{self.port}'
         robot_sm = [*cli_command(), '--namespace', self.namespace]
+        #: A robot the console's fleet file names that never starts.
+        self.missing = f'{self.namespace}_robot9'
+        fleet = folder / 'fleet.yaml'
+        fleet.write_text(f'robots: [{self.namespace}, {self.missing}]\n')
         self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote'])
-        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--token-file',
+        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--fleet', str(fleet),
+                                '--token-file',
                                 str(token_file(folder, 'operator', self.operator)),
                                 '--read-only-token-file',
                                 str(token_file(folder, 'watcher', self.watcher))])

@@ -70,9 +70,17 @@ def watch_option(parser: argparse.ArgumentParser) -> None:
 
 
 def expect_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--expect', type=int, metavar='N',
-                        help='wait until N robots are found (within --timeout); fewer is an '
-                             'error')
+    parser.add_argument('--expect', metavar='N|NAMES',
+                        help='wait until N robots, or the robots NAMES (comma-separated, '
+                             'relative to --namespace), are found within --timeout; fewer is '
+                             'an error, and a robot named but not found is NOT FOUND')
+    parser.add_argument('--fleet', type=pathlib.Path, metavar='FILE',
+                        help='a fleet file naming the robots expected (see config/fleet.yaml)')
+
+
+def forget_names(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('names', nargs='*', metavar='NAME',
+                        help='robots to forget (relative to --namespace); none: all of them')
 
 
 def mode_name(parser: argparse.ArgumentParser) -> None:
@@ -137,6 +145,9 @@ def web_options(parser: argparse.ArgumentParser) -> None:
                         help='serve HTTPS with this certificate (chain), with --keyfile')
     parser.add_argument('--keyfile', type=pathlib.Path, metavar='PEM',
                         help='private key of --certfile')
+    parser.add_argument('--fleet', type=pathlib.Path, metavar='FILE',
+                        help='a fleet file naming the robots expected: the robot selector shows '
+                             'those not found (see config/fleet.yaml)')
 
 
 def record_options(parser: argparse.ArgumentParser) -> None:

@@ -15,11 +15,29 @@ from typing import List, Optional
 
 from robot_sm.frontends.daemon import client
 
+#: Options whose value is a file: the daemon runs in another folder, so they go to it absolute.
+FILE_OPTIONS = ('--fleet',)
+
+
+def with_absolute_files(words: List[str]) -> List[str]:
+    """Return ``words`` with the file of every :data:`FILE_OPTIONS` option made absolute."""
+    absolute: List[str] = []
+    file_next = False
+    for word in words:
+        name, equals, value = word.partition('=')
+        if file_next:
+            word = os.path.abspath(word)
+        elif equals and name in FILE_OPTIONS:
+            word = f'{name}={os.path.abspath(value)}'
+        file_next = word in FILE_OPTIONS
+        absolute.append(word)
+    return absolute
+
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the robot-sm command line ``argv`` (default: this process's); return its exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
-    done = client.ask_daemon(words)
+    done = client.ask_daemon(with_absolute_files(words))
     if isinstance(done, int):
         return done
     from robot_sm.frontends import cli

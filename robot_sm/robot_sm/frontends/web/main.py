@@ -67,6 +67,17 @@ def access_tokens(args: argparse.Namespace) -> Tuple[AccessTokens, Optional[str]
         raise WebOptionError(str(error)) from None
 
 
+def expected_robots(args: argparse.Namespace) -> List[str]:
+    """Return the robots the ``--fleet`` file names (the selector shows those not found)."""
+    from robot_sm.client.roster import load_fleet_file, RosterError
+    if getattr(args, 'fleet', None) is None:
+        return []
+    try:
+        return load_fleet_file(args.fleet)
+    except RosterError as error:
+        raise WebOptionError(str(error)) from None
+
+
 def is_loopback(host: str) -> bool:
     """Return whether ``host`` is a loopback address (or localhost)."""
     if host == 'localhost':
@@ -121,6 +132,7 @@ def run_web(args: argparse.Namespace) -> int:
             raise WebOptionError(f'--port {args.port}: must be within 0..65535')
         tokens, operator, read_only = access_tokens(args)
         context_tls = tls_context(args.certfile, args.keyfile)
+        expected = expected_robots(args)
     except WebOptionError as error:
         print(f'robot-sm web: {error}', file=sys.stderr)
         return 2
@@ -128,6 +140,7 @@ def run_web(args: argparse.Namespace) -> int:
     rclpy.init(context=context)
     server = WebServer(context, args.namespace, Gate(tokens, context_tls is not None),
                        args.host, args.port, context_tls)
+    server.console.expected = expected
     loop = asyncio.new_event_loop()
     try:
         try:
