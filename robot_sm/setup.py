@@ -33,15 +33,15 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
-            'base_controller = robot_sm.nodes.base_controller:main',
+            'base_controller = robot_sm.nodes.executables:base_controller',
             'robot-sm = robot_sm.frontends.command:entry_point',
-            'robot_control_mux = robot_sm.nodes.robot_control_mux:main',
-            'robot_sim = robot_sm.nodes.robot_sim:main',
-            'service_provider = robot_sm.nodes.service_provider:main',
-            'state_interface = robot_sm.nodes.state_interface:main',
-            'teleop_retargeting = robot_sm.nodes.teleop_retargeting:main',
-            'topic_recorder = robot_sm.nodes.topic_recorder:main',
-            'xr_replay = robot_sm.nodes.xr_replay:main',
+            'robot_control_mux = robot_sm.nodes.executables:robot_control_mux',
+            'robot_sim = robot_sm.nodes.executables:robot_sim',
+            'service_provider = robot_sm.nodes.executables:service_provider',
+            'state_interface = robot_sm.nodes.executables:state_interface',
+            'teleop_retargeting = robot_sm.nodes.executables:teleop_retargeting',
+            'topic_recorder = robot_sm.nodes.executables:topic_recorder',
+            'xr_replay = robot_sm.nodes.executables:xr_replay',
         ],
         'ros2cli.command': ['robot_sm = robot_sm.frontends.cli:Ros2Command'],
         'robot_sm.states': [

@@ -113,11 +113,16 @@ class FleetClient:
         self._changed = threading.Condition()
         self._robots: Dict[str, _Robot] = {}
         self._lock = threading.Lock()
+        #: Set by close: waits for robots and answers end at once.
+        self._closed = threading.Event()
         #: When this client last found a new robot (or was made).
         self._last_new_robot = time.monotonic()
 
     def close(self) -> None:
-        """Stop following the fleet."""
+        """Stop following the fleet; a status or a stop waiting in another thread ends at once."""
+        self._closed.set()
+        with self._changed:
+            self._changed.notify_all()
         self._spinning.close()
 
     def __enter__(self) -> 'FleetClient':
@@ -186,7 +191,7 @@ class FleetClient:
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         robots = self._followed(self.robots())
         with self._changed:
-            self._changed.wait_for(lambda: all(
+            self._changed.wait_for(lambda: self._closed.is_set() or all(
                 robot.latest['state'] is not None and robot.latest['mode'] is not None
                 for robot in robots.values()), max(0.0, deadline - time.monotonic()))
         poses = self._call_all(robots, ROBOT_POSE, GetRobotPose.Request, deadline)
@@ -325,7 +330,7 @@ class FleetClient:
                 finished = agreed and not discovering and all(
                     answer is not None for answer in answers.values())
                 remaining = deadline - time.monotonic()
-                if finished or remaining <= 0:
+                if finished or remaining <= 0 or self._closed.is_set():
                     break
                 # A robot not yet matched or found is looked at again soon; answers wake at once.
                 self._changed.wait(min(remaining, 0.005 if discovering or len(futures) < len(

@@ -14,6 +14,7 @@ import sys
 from typing import List, Optional
 
 from robot_sm.frontends.daemon import client
+from robot_sm.nodes.quiet_signals import quiet_on_signals, stop_requested
 
 #: Options whose value is a file: the daemon runs in another folder, so they go to it absolute.
 FILE_OPTIONS = ('--fleet',)
@@ -45,12 +46,17 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def entry_point() -> None:
-    """Console script entry point."""
+    """Console script entry point; SIGINT and SIGTERM end a command quietly, exit code 0."""
+    quiet_on_signals(interrupt=True)
     try:
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:
         end_as_the_pipe_did()
+    except BaseException:  # noqa: B902 - what a stop signal cut short (an import, a wait)
+        if not stop_requested():
+            raise
+        code = 0
     sys.exit(code)
 
 

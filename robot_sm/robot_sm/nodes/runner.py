@@ -1,8 +1,6 @@
 """Start, spin and stop a node of the suite the same way for every executable."""
 
-import signal
 import sys
-import threading
 import time
 from typing import Any, Callable, List, Optional
 
@@ -16,6 +14,12 @@ from rclpy.executors import (
 from rclpy.node import Node
 from rclpy.task import Future
 
+from robot_sm.nodes.quiet_signals import (
+    ignore_signals,
+    quiet_on_signals,
+    rclpy_handles_signals,
+    stop_requested,
+)
 from robot_sm.parameters import ConfigurationError
 
 
@@ -33,21 +37,23 @@ def run_node(
     node with a job that finishes (a replay) ends its process.
 
     A :class:`~robot_sm.parameters.ConfigurationError` raised while the node is built (a parameter
-    it cannot run with) is printed as one line and gives exit code 2. Ctrl-C and an external
-    shutdown end the node quietly with exit code 0: see :func:`_quiet_on_sigint`.
+    it cannot run with) is printed as one line and gives exit code 2. Ctrl-C, SIGTERM and an
+    external shutdown end the node quietly with exit code 0, at any moment: see
+    :mod:`robot_sm.nodes.quiet_signals`.
 
     Nodes run on a single-threaded executor unless ``threads`` asks for more; write callbacks that
     never block (asynchronous service calls with futures) rather than reaching for threads: rclpy's
     MultiThreadedExecutor can spin at full CPU on a small machine.
     """
-    _quiet_on_sigint()
-    try:
-        rclpy.init(args=args)
-    except KeyboardInterrupt:
-        rclpy.try_shutdown()
+    quiet_on_signals()
+    if stop_requested():  # while the node's modules were imported
+        ignore_signals()
         return 0
-    _RCLPY_HANDLES_SIGINT.set()
+    rclpy.init(args=args)
+    rclpy_handles_signals()
     context = rclpy.get_default_context()
+    if stop_requested():  # before rclpy's handler was there: nothing shut the context down
+        rclpy.try_shutdown()
     node: Optional[Node] = None
     try:
         # Made before the node: made after a Ctrl-C during the node's start, it fails half-made.
@@ -75,30 +81,6 @@ def run_node(
     return 0
 
 
-def _quiet_on_sigint() -> None:
-    """
-    Let Ctrl-C shut the node down through rclpy alone, however often it comes.
-
-    rclpy's signal handler shuts the context down (the executor then ends) and calls the handler
-    it found, Python's, which raises KeyboardInterrupt wherever the main thread is: in a callback,
-    or in the middle of the cleanup after the first Ctrl-C (``ros2 launch`` forwards a second
-    SIGINT after the terminal's). A handler that does nothing leaves the ending to rclpy. SIGINT
-    ignored (a background process of a non-interactive shell) stays ignored.
-    """
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _leave_it_to_rclpy)
-
-
-#: Set once rclpy's signal handler is installed; before that a Ctrl-C interrupts as usual.
-_RCLPY_HANDLES_SIGINT = threading.Event()
-
-
-def _leave_it_to_rclpy(signum: int, frame: Any) -> None:
-    """Do nothing: rclpy's own handler, which calls this one, has shut the context down."""
-    if not _RCLPY_HANDLES_SIGINT.is_set():
-        raise KeyboardInterrupt
-
-
 def _clean_up(node: Optional[Node], context: Any) -> None:
     """Destroy the node and shut rclpy down; what fails because it is already down is quiet."""
     try:
@@ -109,9 +91,7 @@ def _clean_up(node: Optional[Node], context: Any) -> None:
             raise
     finally:
         rclpy.try_shutdown()
-        # From here on, ignored: Python resets a handler of its own to the default action when
-        # the interpreter ends, and a late SIGINT would then end the process with -2.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        ignore_signals()
 
 
 def seconds_clock(node: Node) -> Callable[[], float]:

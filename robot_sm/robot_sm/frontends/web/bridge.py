@@ -41,6 +41,8 @@ NEWEST = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
 IDLE_PERIOD = 1.0
 #: Seconds between two drawings of the map.
 MAP_INTERVAL = 1.0
+#: Seconds the poller is given to end once the client is closed under it.
+CLOSE_TIMEOUT = 1.0
 Sink = Callable[[str, Any], None]
 
 
@@ -162,6 +164,13 @@ class RobotBridge:
 
     def _poll(self) -> None:
         """Ask for the pose, look at the presence, fetch the routines, until closed."""
+        try:
+            self._poll_until_closed()
+        except Exception:  # noqa: B902 - what the client raises once it is closed under us
+            if not self._closed.is_set():
+                raise
+
+    def _poll_until_closed(self) -> None:
         pose: Any = None
         presence: Any = None
         routines_due = 0.0
@@ -208,9 +217,15 @@ class RobotBridge:
         return ids.index(waypoint_id) if waypoint_id in ids else None
 
     def close(self) -> None:
-        """Stop following and beating; the client's calls still waiting end at once."""
+        """
+        Stop following and beating, at once.
+
+        The poller may be waiting for an answer (up to the client's timeout, for a suite that
+        is gone): the client is closed first, which ends its calls still waiting, and the poller
+        then ends within a few milliseconds; what it meets of the closed client is not an error.
+        """
         self._closed.set()
-        self._poller.join(timeout=self.client.timeout + 1.0)
-        self._map_worker.shutdown(wait=True, cancel_futures=True)
+        self._map_worker.shutdown(wait=False, cancel_futures=True)
         self.presence.close()
         self.client.close()
+        self._poller.join(timeout=CLOSE_TIMEOUT)

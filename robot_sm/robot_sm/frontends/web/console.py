@@ -201,7 +201,7 @@ class FleetWatch:
             self._closed.wait(FLEET_PERIOD)
 
     def close(self) -> None:
-        """Stop watching."""
+        """Stop watching: the fleet view waiting for robots ends at once."""
         self._closed.set()
-        self._thread.join(timeout=5.0)
         self._fleet.close()
+        self._thread.join(timeout=1.0)
