@@ -57,8 +57,8 @@ def main() -> int:
                   'tracebacks': sum(c.traceback for c in mine)}
         stats = summary(ended, 1000.0) if ended else {}
         report[name] = {**counts, 'stop_ms': stats}
-        rows.append({'process': name, **counts, **{f'{k} ms' if k != 'n' else k: v
-                                                     for k, v in stats.items()}})
+        figures = {(key if key == 'n' else f'{key} ms'): value for key, value in stats.items()}
+        rows.append({'process': name, **counts, **figures})
     print_table(f'stop on SIGINT / SIGTERM, {options.cycles} cycles each'
                 + (', one core busy' if busy is not None else ''), rows)
     failures = [c for c in done if c.failed]

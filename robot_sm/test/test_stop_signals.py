@@ -17,6 +17,7 @@ import pytest
 from robot_sm.testing import RosHarness, SCHEDULING_SLACK
 from robot_sm.testing.stop_stress import cycle, PROCESSES, STOP_LIMIT
 
+
 @pytest.mark.parametrize('name', list(PROCESSES))
 def test_a_signal_at_any_moment_stops_the_process_within_2_s_with_exit_code_0(
         ros: RosHarness, tmp_path: pathlib.Path, name: str) -> None:

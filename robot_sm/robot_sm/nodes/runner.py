@@ -12,6 +12,7 @@ from rclpy.executors import (
     SingleThreadedExecutor,
 )
 from rclpy.node import Node
+from rclpy.signals import install_signal_handlers, SignalHandlerOptions
 from rclpy.task import Future
 
 from robot_sm.nodes.quiet_signals import (
@@ -49,22 +50,21 @@ def run_node(
     if stop_requested():  # while the node's modules were imported
         ignore_signals()
         return 0
-    rclpy.init(args=args)
-    rclpy_handles_signals()
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     context = rclpy.get_default_context()
+    # Made before rclpy's handlers can shut the context down: made on a context already shut
+    # down, an executor fails half-made (and its __del__ prints a traceback).
+    executor: Executor = (SingleThreadedExecutor() if threads <= 1
+                          else MultiThreadedExecutor(num_threads=threads))
+    install_signal_handlers(SignalHandlerOptions.ALL)
+    rclpy_handles_signals()
     if stop_requested():  # before rclpy's handler was there: nothing shut the context down
         rclpy.try_shutdown()
     node: Optional[Node] = None
     try:
-        # Made before the node: made after a Ctrl-C during the node's start, it fails half-made.
-        executor: Executor = (SingleThreadedExecutor() if threads <= 1
-                              else MultiThreadedExecutor(num_threads=threads))
         node = factory()
         executor.add_node(node)
-        if until is None:
-            executor.spin()
-        else:
-            executor.spin_until_future_complete(until(node))
+        _spin_until_shutdown(executor, context, None if until is None else until(node))
     except ConfigurationError as error:
         if not context.ok():
             return 0  # Ctrl-C while it was built: declaring a parameter met the shutdown
@@ -79,6 +79,27 @@ def run_node(
     finally:
         _clean_up(node, context)
     return 0
+
+
+#: Longest wait of the executor before it looks whether the context was shut down.
+SHUTDOWN_CHECK_PERIOD = 0.2
+
+
+def _spin_until_shutdown(executor: Executor, context: Any, future: Optional[Future]) -> None:
+    """
+    Spin until the context is shut down (or ``future`` is done), looking at least every 0.2 s.
+
+    rclpy's signal handling thread first wakes the executors, then shuts the contexts down: an
+    executor that was woken before the shutdown, and waits again, is woken by nothing more (the
+    shutdown from that thread calls no ``on_shutdown`` callback). A node without a timer of its
+    own (the service provider) then waited for ever, and a second SIGINT or a SIGTERM did
+    nothing either. Waiting at most :data:`SHUTDOWN_CHECK_PERIOD` ends it within that time.
+    """
+    while context.ok() and (future is None or not future.done()):
+        if future is None:
+            executor.spin_once(timeout_sec=SHUTDOWN_CHECK_PERIOD)
+        else:
+            executor.spin_once_until_future_complete(future, timeout_sec=SHUTDOWN_CHECK_PERIOD)
 
 
 def _clean_up(node: Optional[Node], context: Any) -> None:
