@@ -25,7 +25,9 @@ import yaml
 
 #: What decides which robots a command can see: the ROS domain and discovery, the middleware,
 #: the network namespace (the robots seen are kept per such environment).
-_ROS_PREFIXES = ('ROS_', 'RMW_', 'FASTDDS_', 'FASTRTPS_', 'CYCLONEDDS_', 'ZENOH_')
+_ROS_NAMES = ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_STATIC_PEERS',
+              'ROS_DISCOVERY_SERVER', 'ROS_SUPER_CLIENT', 'ROS_LOCALHOST_ONLY')
+_MIDDLEWARE_PREFIXES = ('RMW_', 'FASTDDS_', 'FASTRTPS_', 'CYCLONEDDS_', 'ZENOH_')
 
 
 class RosterError(ValueError):
@@ -99,7 +101,8 @@ def under(namespaces: Iterable[str], within: str) -> List[str]:
 
 def ros_environment_key() -> str:
     """Return a short hash of what decides which robots this process can see."""
-    found = {name: value for name, value in os.environ.items() if name.startswith(_ROS_PREFIXES)}
+    found = {name: value for name, value in os.environ.items()
+             if name in _ROS_NAMES or name.startswith(_MIDDLEWARE_PREFIXES)}
     try:
         info = os.stat('/proc/self/ns/net')
         found['network namespace'] = f'{info.st_dev}:{info.st_ino}'

@@ -3,7 +3,7 @@ The robots a fleet command of ``robot-sm`` expects, and those it saw.
 
 From ``--expect`` (a count, or names), ``--fleet FILE`` and the robots earlier fleet commands saw
 in this ROS environment (:mod:`robot_sm.client.roster`); what a command finds is remembered for
-the next. Imports nothing of rclpy: the daemon's client reads no more than this.
+the next. It imports what it uses when it is used: robot-sm's parser stays free of rclpy.
 """
 
 import argparse
