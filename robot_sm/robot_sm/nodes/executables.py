@@ -5,8 +5,7 @@ A console script imports its module before it calls the entry point, and a node'
 imports rclpy and its messages: most of a second on a busy machine before the node's ``main``
 could take a signal. These entry points live in a module that imports nothing heavy: they take
 SIGINT and SIGTERM first (:mod:`robot_sm.nodes.quiet_signals`), then import the node and run
-it. A signal that comes while it is imported ends the process quietly with exit code 0 once
-the import is done (:func:`robot_sm.nodes.runner.run_node`).
+it. A signal that comes while it is imported ends the process at once with exit code 0.
 """
 
 import importlib

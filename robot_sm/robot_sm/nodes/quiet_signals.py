@@ -5,16 +5,18 @@ A process is told to stop by Ctrl-C (SIGINT; ``ros2 launch`` forwards a second o
 SIGTERM (``ros2 launch`` after a timeout, systemd, ``kill``), at any moment: while Python imports
 rclpy, while the node is made, in a callback, during the cleanup. :func:`quiet_on_signals`
 takes both signals before anything heavy is imported. A node's process (``interrupt`` false)
-only notes the signal until rclpy's own handler is installed: an import or a constructor is
-never cut in the middle (a KeyboardInterrupt in a C extension's start surfaces as an
-ImportError), and :func:`robot_sm.nodes.runner.run_node` ends with exit code 0 before or after
-``rclpy.init`` when :func:`stop_requested`. The ``robot-sm`` command (``interrupt`` true) is
-interrupted by KeyboardInterrupt, as by Ctrl-C, and ends with 0. Once rclpy handles the signals
-(:func:`rclpy_handles_signals`) its handler shuts the context down (the executor ends) and calls
-this one, which does nothing more. A signal ignored by the parent (a background process of a
-non-interactive shell) stays ignored.
+that has not begun to start ROS (:func:`begin`) has nothing to clean up: it ends at once with
+exit code 0 (on a busy machine the imports alone take seconds, and a KeyboardInterrupt in a C
+extension's start would surface as an ImportError). From :func:`begin` on it only notes the
+signal until rclpy's own handler is installed, and :func:`robot_sm.nodes.runner.run_node` ends
+with exit code 0 after ``rclpy.init`` when :func:`stop_requested`. The ``robot-sm`` command
+(``interrupt`` true) is interrupted by KeyboardInterrupt, as by Ctrl-C, and ends with 0. Once
+rclpy handles the signals (:func:`rclpy_handles_signals`) its handler shuts the context down (the
+executor ends) and calls this one, which does nothing more. A signal ignored by the parent (a
+background process of a non-interactive shell) stays ignored.
 """
 
+import os
 import signal
 import threading
 from typing import Any
@@ -23,6 +25,8 @@ from typing import Any
 _RCLPY_HANDLES_SIGNALS = threading.Event()
 #: Set when a stop signal arrived.
 _REQUESTED = threading.Event()
+#: Set once the process begins to start ROS (something to clean up from then on).
+_BEGUN = threading.Event()
 #: Whether a signal raises KeyboardInterrupt until rclpy takes over (robot-sm), or is noted only.
 _INTERRUPT = threading.Event()
 #: The signals that stop a process of the suite.
@@ -32,8 +36,11 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def _stop_quietly(signum: int, frame: Any) -> None:
     """Note the stop; interrupt (robot-sm) unless rclpy handles it (it has shut down)."""
     _REQUESTED.set()
-    if _INTERRUPT.is_set() and not _RCLPY_HANDLES_SIGNALS.is_set():
-        raise KeyboardInterrupt
+    if _INTERRUPT.is_set():
+        if not _RCLPY_HANDLES_SIGNALS.is_set():
+            raise KeyboardInterrupt
+    elif not _BEGUN.is_set():
+        os._exit(0)  # nothing started yet: nothing to stop
 
 
 def quiet_on_signals(interrupt: bool = False) -> None:
@@ -43,6 +50,11 @@ def quiet_on_signals(interrupt: bool = False) -> None:
     for sig in STOP_SIGNALS:
         if signal.getsignal(sig) in (signal.default_int_handler, signal.SIG_DFL):
             signal.signal(sig, _stop_quietly)
+
+
+def begin() -> None:
+    """Note that the process begins to start ROS: a signal is only noted from now on."""
+    _BEGUN.set()
 
 
 def stop_requested() -> bool:

@@ -16,6 +16,7 @@ from rclpy.signals import install_signal_handlers, SignalHandlerOptions
 from rclpy.task import Future
 
 from robot_sm.nodes.quiet_signals import (
+    begin,
     ignore_signals,
     quiet_on_signals,
     rclpy_handles_signals,
@@ -47,7 +48,8 @@ def run_node(
     MultiThreadedExecutor can spin at full CPU on a small machine.
     """
     quiet_on_signals()
-    if stop_requested():  # while the node's modules were imported
+    begin()
+    if stop_requested():
         ignore_signals()
         return 0
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
