@@ -37,7 +37,7 @@ from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
 from robot_sm.bringup.parameter_files import load_parameter_file, parameters_for  # noqa: E402
-from robot_sm.bringup.resources import share_directory  # noqa: E402
+from robot_sm.resources import share_directory  # noqa: E402
 from robot_sm.testing import python_module_argv, RosHarness, wait_until  # noqa: E402
 from robot_sm.testing.two_host_rig import (  # noqa: E402
     OPERATOR,

@@ -152,7 +152,7 @@ def measure_stops(ros: RosHarness, client: SuiteClient, page: Page,
 
 def open_pages(url: str, count: int) -> List[Any]:
     """Open ``count`` pages: Chromium tabs where it is installed, else WebSocket clients."""
-    from robot_sm.testing.browser import Browser, unavailable_reason
+    from robot_sm.demo.browser import Browser, unavailable_reason
     if unavailable_reason() is not None:
         return [Page(url) for _ in range(count)]
     browser = Browser(1280, 800)

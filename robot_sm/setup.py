@@ -35,6 +35,7 @@ setup(
         'console_scripts': [
             'base_controller = robot_sm.nodes.executables:base_controller',
             'robot-sm = robot_sm.frontends.command:entry_point',
+            'incident_recorder = robot_sm.nodes.executables:incident_recorder',
             'robot_control_mux = robot_sm.nodes.executables:robot_control_mux',
             'robot_sim = robot_sm.nodes.executables:robot_sim',
             'service_provider = robot_sm.nodes.executables:service_provider',
@@ -51,6 +52,7 @@ setup(
             'Idle = robot_sm.statemachine.states:Idle',
             'MappingDummy = robot_sm.plugins.mapping:MappingDummy',
             'Navigation = robot_sm.plugins.navigation:Navigation',
+            'Paused = robot_sm.statemachine.states:Paused',
             'ReversingRoutine = robot_sm.plugins.routines:ReversingRoutine',
             'Spin = robot_sm.plugins.mapping:Spin',
             'Teleoperation = robot_sm.statemachine.states:Teleoperation',

@@ -11,7 +11,9 @@ computer, the robot stops when its heartbeat is lost), ``use_sim_time``, and the
 parameter file's value), ``discovery_server`` (``HOST:PORT`` of a Fast DDS discovery server:
 every node becomes its client; empty: simple discovery), ``web`` (``true`` also serves the web
 operator console, ``robot-sm web``, on 127.0.0.1:``web_port``, 8080; it prints its address with
-the access token). Name the nodes in parameter files
+the access token), ``recorder`` (``true``, the default, also runs the incident recorder,
+``incident_recorder``, in a process of its own: ``robot-sm incidents``). Name the nodes in
+parameter files
 ``/**/<node>`` so that the file applies in any namespace.
 """
 
@@ -23,7 +25,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from robot_sm.bringup.environment import discovery_server_problem
-from robot_sm.bringup.suite_nodes import SUITE, web_console_process, WEB_PORT
+from robot_sm.bringup.suite_nodes import RECORDER, SUITE, web_console_process, WEB_PORT
 
 PLUGIN_ARGUMENTS = ('navigation_plugin', 'calculate_goal_plugin', 'mapping_plugin')
 
@@ -41,8 +43,9 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Any]:
     if server and discovery_server_problem(server):
         raise RuntimeError(f'discovery_server:={discovery_server_problem(server)}')
     environment = {'ROS_DISCOVERY_SERVER': server} if server else {}
+    recorder = LaunchConfiguration('recorder').perform(context).lower() == 'true'
     nodes = []
-    for spec in SUITE:
+    for spec in SUITE + (RECORDER if recorder else ()):
         overrides = {'use_sim_time': use_sim_time, **spec.parameters}
         if spec.executable == 'state_interface':
             overrides.update({name: value for name, value in plugins.items() if value})
@@ -77,6 +80,8 @@ def generate_launch_description() -> LaunchDescription:
                                           'it prints its address with the access token)'),
         DeclareLaunchArgument('web_port', default_value=str(WEB_PORT),
                               description='Port of the web operator console (127.0.0.1)'),
+        DeclareLaunchArgument('recorder', default_value='true',
+                              description='Also run the incident recorder (robot-sm incidents)'),
         DeclareLaunchArgument('discovery_server', default_value='',
                               description='HOST:PORT of a Fast DDS discovery server for every '
                                           'node (empty: simple discovery)'),

@@ -15,6 +15,8 @@ With ``rviz:=true`` and no rviz2 installed, nothing is started.
 robots start at the world's ``start_poses`` (RViz then shows robot1).
 ``web:=true`` also serves the web operator console (``robot-sm web`` on 127.0.0.1:``web_port``,
 8080) for the robot (robot1 of a fleet); it prints its address with the access token.
+``recorder:=false`` leaves out the incident recorder (``incident_recorder``, one per robot, each
+in a process of its own: ``robot-sm incidents``).
 ``discovery_server:=HOST:PORT`` makes every node a client of that Fast DDS discovery server
 (``ROS_DISCOVERY_SERVER``; start one with ``fastdds discovery -i 0``).
 """
@@ -31,6 +33,7 @@ from robot_sm.bringup.environment import discovery_server_problem, rviz_refusal
 from robot_sm.bringup.suite_nodes import (
     fleet_names,
     join_namespace,
+    RECORDER,
     ROBOT_NODES,
     SIMULATION,
     SIMULATOR,
@@ -62,14 +65,16 @@ def _nodes(context: LaunchContext, *_: Any) -> List[Any]:
         raise RuntimeError(f'discovery_server:={discovery_server_problem(server)}')
     environment = {'ROS_DISCOVERY_SERVER': server} if server else {}
     sim = {'world': world, 'reveal_map': reveal}
+    recorder = LaunchConfiguration('recorder').perform(context).lower() == 'true'
+    suite = SUITE + (RECORDER if recorder else ())
     if robots > 0:
         names = fleet_names(robots)
-        groups = [(SUITE + ROBOT_NODES, join_namespace(namespace, name)) for name in names]
+        groups = [(suite + ROBOT_NODES, join_namespace(namespace, name)) for name in names]
         groups.append((SIMULATOR, namespace))
         sim['robots'] = names
         rviz_namespace = join_namespace(namespace, names[0])
     else:
-        groups = [(SUITE + SIMULATION, namespace)]
+        groups = [(suite + SIMULATION, namespace)]
         rviz_namespace = namespace
     nodes = []
     for specs, group_namespace in groups:
@@ -118,6 +123,9 @@ def generate_launch_description() -> LaunchDescription:
                                           'it prints its address with the access token)'),
         DeclareLaunchArgument('web_port', default_value=str(WEB_PORT),
                               description='Port of the web operator console (127.0.0.1)'),
+        DeclareLaunchArgument('recorder', default_value='true',
+                              description='Also run the incident recorder of each robot '
+                                          '(robot-sm incidents)'),
         DeclareLaunchArgument('discovery_server', default_value='',
                               description='HOST:PORT of a Fast DDS discovery server for every '
                                           'node (empty: simple discovery)'),

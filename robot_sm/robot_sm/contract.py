@@ -138,6 +138,20 @@ class GoalObsolete(enum.IntEnum):
     INTERRUPT = 1
 
 
+#: The suite's nodes: a namespace that runs one of them is a robot (a suite) to the tools.
+SUITE_NODES = ('robot_control_mux', 'service_provider', 'state_interface')
+
+#: The colours (red, green, blue, alpha) of a waypoint by its status, in RViz, the panel and the
+#: demo's pictures.
+WAYPOINT_COLOURS = {'pending': (0.1, 0.35, 1.0, 1.0), 'visited': (0.1, 0.8, 0.2, 1.0),
+                    'unreachable': (0.9, 0.1, 0.1, 1.0)}
+
+
+def waypoint_status(visited: bool, unreachable: bool) -> str:
+    """Return a waypoint's status: ``unreachable``, ``visited`` or ``pending``."""
+    return 'unreachable' if unreachable else 'visited' if visited else 'pending'
+
+
 #: The suite's topics, relative to its namespace.
 STATE_INFO = 'robot_sm/state_info'
 STATE = 'robot_sm/state'
@@ -146,6 +160,8 @@ CYCLE = 'robot_sm/cycle'
 OPERATION_MODE = 'robot_sm/operation_mode'
 SELECTED_INPUT = 'robot_sm/selected_input'
 OPERATOR_PRESENT = 'robot_sm/operator_present'
+#: Why the mux's e-stop is engaged (its reason), '' while released (std_msgs/String, latched).
+EMERGENCY_STOP_CAUSE = 'robot_sm/emergency_stop_cause'
 OPERATOR_HEARTBEAT = 'robot_sm/operator_heartbeat'
 SUPERVISOR_HEARTBEAT = 'robot_sm/supervisor_heartbeat'
 WAYPOINTS = 'robot_sm/waypoints'
@@ -153,6 +169,10 @@ REVERSE_MODE = 'robot_sm/reverse_mode'
 SIMPLE_GOAL = 'robot_sm/simple_goal'
 CONTROL = 'robot_sm/control'
 AUDIT = 'robot_sm/audit'
+#: The mux's records of STOPs and releases, which the gateway writes to the audit log (hidden).
+MUX_AUDIT = 'robot_sm/_mux/audit'
+#: The audit log as the gateway reads it back (robot_sm_msgs/srv/GetAudit).
+GET_AUDIT = 'robot_sm/get_audit'
 OPERATOR_CMD_VEL = 'robot_sm/operator_cmd_vel'
 
 #: The command gateway (robot_sm_msgs/srv/Command), served by state_interface.

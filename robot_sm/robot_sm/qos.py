@@ -59,9 +59,11 @@ SENSOR = qos_profile_sensor_data
 CONTROLLER_SAMPLES = _profile(BEST_EFFORT, VOLATILE, depth=64)
 #: Liveness heartbeats: best effort, only the newest, never replayed.
 HEARTBEAT = _profile(BEST_EFFORT, VOLATILE, depth=1)
+#: Records for live views (the audit log's entries): reliable, a burst of them kept.
+RECORDS = _profile(RELIABLE, VOLATILE, depth=100)
 #: Every service server and client of the suite: reliable, and no request or answer is dropped
 #: (a full queue makes the sender wait instead).
 SERVICES = _profile(RELIABLE, VOLATILE)
 
-__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'CONTROLLER_SAMPLES', 'EVENTS', 'HEARTBEAT', 'SENSOR',
-           'SERVICES', 'STATE', 'STATE_CHANGES']
+__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'CONTROLLER_SAMPLES', 'EVENTS', 'HEARTBEAT', 'RECORDS',
+           'SENSOR', 'SERVICES', 'STATE', 'STATE_CHANGES']

@@ -89,15 +89,16 @@ def run_cli(namespace: str, *args: str, timeout: float = 5.0,
                           text=True, timeout=timeout + 30.0, env={**os.environ, **(env or {})})
 
 
-def run_cli_together(namespace: str, *commands: Sequence[str],
-                     timeout: float = 5.0) -> List[subprocess.CompletedProcess]:
+def run_cli_together(namespace: str, *commands: Sequence[str], timeout: float = 5.0,
+                     env: Optional[Dict[str, str]] = None) -> List[subprocess.CompletedProcess]:
     """
     Run several ``robot-sm`` commands at the same time (they must not depend on each other).
 
     Returns their results in the order given.
     """
     children = [subprocess.Popen(cli_argv(namespace, *args, timeout=timeout),
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, **(env or {})})
                 for args in commands]
     results = []
     for child in children:

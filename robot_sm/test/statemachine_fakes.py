@@ -18,6 +18,7 @@ from robot_sm.statemachine.calls import PendingCall, T
 from robot_sm.statemachine.cycle import Handover, Role, ROLES
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.registry import PluginRegistry, StateCreator
+from robot_sm.statemachine.resumable import Resumable
 from robot_sm.statemachine.states import Idle
 from robot_sm.statemachine.suite_port import RoundFinished
 from robot_sm.waypoints.data_store import DataStore
@@ -235,9 +236,12 @@ class World:
         self.creator = StateCreator(self.registry, plugins, lambda p: FakeContext(self, p),
                                     self.log, Idle, on_error=self.outcomes.append)
         self.creator.check_cycle()
+        #: What the machine handed over to keep across a restart (None: nothing runs).
+        self.kept: List[Optional[Resumable]] = []
         self.machine = StateMachine(self.creator, self.log, publish_state=self.states.append,
                                     publish_outcome=self.outcomes.append,
-                                    stop_robot=self.suite.stop_robot)
+                                    stop_robot=self.suite.stop_robot,
+                                    keep_resumable=self.kept.append)
 
     @property
     def stops(self) -> List[str]:

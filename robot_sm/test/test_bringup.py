@@ -79,7 +79,8 @@ def test_up_stops_on_sigterm(ros: RosHarness, env: Dict[str, str]) -> None:
     modes = ros.record(OperationMode, 'robot_sm/operation_mode', qos.STATE)
     process = ros.start_process(up_argv(namespace=ros.namespace), env=env)
     modes.wait_for(timeout=START)
-    running = 'robot-sm up: running robot_control_mux, service_provider, state_interface ('
+    running = ('robot-sm up: running robot_control_mux, service_provider, state_interface, and '
+               'incident_recorder in a process of its own (')
     assert wait_until(lambda: running in process.output, START), process.output
     assert stop_with(process, signal.SIGTERM) == 0, process.output
     assert 'Traceback' not in process.output, process.output

@@ -49,7 +49,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture) -> None:
 def test_an_unreachable_suite_is_named_and_exits_with_2() -> None:
     result = run_cli('--namespace', '/nobody_here', '--timeout', '0.5', 'estop', 'on')
     assert result.returncode == 2
-    assert '/nobody_here/robot_sm/emergency_stop' in result.stderr
+    assert '/nobody_here/robot_sm/_mux/command' in result.stderr
     assert 'is the suite running' in result.stderr
 
 

@@ -57,11 +57,11 @@ def test_a_missing_part_of_the_suite_is_named_and_exits_with_2(ros: RosHarness) 
     # The mux and the service provider run, the state interface does not.
     ros.start_node(RobotControlMux)
     ros.start_node(ServiceProvider, {'waypoints_file': ''})
-    commands = {'robot_sm/simple_goal': ['goal', '1', '2'],
-                'robot_sm/start_stop_waypoint_following': ['follow', 'stop'],
-                'robot_sm/state_info': ['status']}
-    results = run_cli_together(ros.namespace, *commands.values(), timeout=0.5)
-    for missing, result in zip(commands, results):
+    commands = [('robot_sm/command', ['goal', '1', '2']),
+                ('robot_sm/command', ['follow', 'stop']),
+                ('robot_sm/state_info', ['status'])]
+    results = run_cli_together(ros.namespace, *(words for _, words in commands), timeout=0.5)
+    for (missing, _), result in zip(commands, results):
         assert result.returncode == 2, describe(result)
         assert f'{ros.namespace}/{missing}' in result.stderr, describe(result)
         assert not result.stdout
@@ -151,5 +151,6 @@ def test_the_readme_s_topic_echo_lines_get_the_latched_state(suite: RunningSuite
         argv.insert(3, '--no-daemon')  # leave no ros2 daemon behind in the test's domain
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, describe(result)
-        expected = 'data: Idle' if topic == 'robot_sm/state_info' else 'data: '
+        expected = {'robot_sm/state_info': 'data: Idle', 'robot_sm/control': 'held: '}.get(
+            topic, 'data: ')
         assert expected in result.stdout, describe(result)

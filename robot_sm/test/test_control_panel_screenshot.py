@@ -37,10 +37,12 @@ def statuses(table: Any) -> List[str]:
 def test_panel_operating_the_simulated_robot_is_saved_as_a_picture(
         start_suite: StartSuite) -> None:
     from robot_sm.frontends.rqt.control_panel import ControlPanel, PanelBackend
+    from robot_sm.frontends.rqt.panel_backend import panel_operator
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     # The suite and the simulation with the shipped parameter files, as the demo runs them.
     suite = start_suite(world='office', parameter_files=shipped_parameter_files(sim=True),
                         parameters={'state_interface': {'Navigation.max_linear_speed': 0.45}})
+    suite.client = suite.client.with_operator(panel_operator())  # one person, at the panel
     for x, y, routine in WAYPOINTS:
         assert suite.client.add_waypoint(x, y, routine=routine).success
 

@@ -52,7 +52,10 @@ class Operator:
     def __init__(self, app: Any, suite: RunningSuite,
                  fleet: Optional[FleetClient] = None) -> None:
         from robot_sm.frontends.rqt.control_panel import ControlPanel, PanelBackend
+        from robot_sm.frontends.rqt.panel_backend import panel_operator
         self.app = app
+        # What the test does through the suite's client, the panel's operator does.
+        suite.client = suite.client.with_operator(panel_operator())
         self.suite = suite
         self.client = SuiteClient(namespace=suite.namespace, timeout=5.0, context=suite.context)
         self.panel = ControlPanel(PanelBackend(self.client), refresh_hz=20.0, fleet=fleet)
@@ -173,8 +176,10 @@ def test_software_stop_and_mode_buttons_drive_the_mux_and_show_its_state(
 
 def test_the_panel_shows_changes_made_from_the_command_line(operator: Operator) -> None:
     panel, namespace = operator.panel, operator.suite.namespace
-    results = run_cli_together(namespace, ['estop', 'on'], ['reverse', 'on'],
-                               ['waypoint', 'add', '1.5', '-2', '--routine', 'Wait'])
+    alice = {'ROBOT_SM_OPERATOR': 'alice'}
+    assert run_cli(namespace, 'estop', 'on', env=alice).returncode == 0  # needs no control
+    results = run_cli_together(namespace, ['reverse', 'on'],
+                               ['waypoint', 'add', '1.5', '-2', '--routine', 'Wait'], env=alice)
     for result in results:
         assert result.returncode == 0, describe(result)
     row = ['0', '1.50', '-2.00', '0°', 'Wait', 'pending']
@@ -182,12 +187,24 @@ def test_the_panel_shows_changes_made_from_the_command_line(operator: Operator) 
                    and panel.state_label.text() == 'Current state: Emergency Stop'
                    and panel.reverse_box.isChecked() and operator.table_texts() == [row])
     assert not panel.mode_buttons['autonomy'].isEnabled()
+    # alice holds control: the panel's controls are greyed with her name, STOP is not.
+    operator.until(lambda: panel.control_row.label.text().startswith('Control: held by alice'))
+    assert not panel.following_button.isEnabled()
+    assert 'alice holds control' in panel.following_button.toolTip()
+    assert panel.estop_button.isEnabled()
+    # Taking it from her asks first: the first click arms, the second takes.
+    operator.click(panel.control_row.take_button)
+    assert panel.control_row.take_button.text() == 'Take from alice?'
+    operator.click(panel.control_row.take_button)
+    operator.until(lambda: panel.control_row.label.text() == 'Control: this panel holds it')
     # Under the e-stop the suite refuses to start; the panel says so.
     operator.click(panel.following_button)
     operator.until(lambda: panel.info_label.text() == 'Call unsuccessful: Emergency Stop')
-
-    result = run_cli(namespace, 'estop', 'off')
-    assert result.returncode == 0, describe(result)
+    # alice's next command is refused, and tells her who took control.
+    refused = run_cli(namespace, 'estop', 'off', env=alice)
+    assert refused.returncode == 1, describe(refused)
+    assert 'control was taken from you by' in refused.stdout, describe(refused)
+    operator.click(panel.estop_button)  # the panel releases it
     operator.until(lambda: not panel.estop_button.isChecked()
                    and panel.state_label.text() == 'Current state: Idle')
     assert panel.mode_buttons['autonomy'].isEnabled()

@@ -16,11 +16,11 @@ from operator_suite import StartSuite
 from PIL import Image, ImageDraw
 import pytest
 from robot_sm.bringup.parameter_files import shipped_parameter_files
-from robot_sm.bringup.resources import share_directory
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.client.tasks import Task, TaskStatus
 from robot_sm.exploration import FrontierSearch
 from robot_sm.planar import Pose2D
+from robot_sm.resources import share_directory
 from robot_sm.testing import Recorder, SCHEDULING_SLACK, wait_until
 from std_msgs.msg import Bool
 import yaml
@@ -30,7 +30,7 @@ START = (0.5, 0.5, 0.0)
 TICK = 0.05
 #: Time DDS may take between nodes on a loaded 2-core machine.
 TRANSPORT = 0.05
-FINISHED = 'E: Calculate Goal: exploration finished'
+FINISHED = 'exploration finished'
 OBSOLETE = 'E: Navigation: the exploration goal is no longer a frontier'
 
 

@@ -22,26 +22,28 @@ from robot_sm.bringup.parameter_files import (
     ParameterFile,
     parameters_for,
 )
-from robot_sm.bringup.resources import shipped_worlds
 from robot_sm.bringup.suite_nodes import (
     NodeSpec,
+    RECORDER,
     SIMULATION,
     SUITE,
     TELEOP,
     web_console_arguments,
     WEB_PORT,
 )
+from robot_sm.resources import shipped_worlds
 from robot_sm.testing import RosHarness
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 CONFIG = PACKAGE / 'config'
-SPECS = {spec.executable: spec for spec in SUITE + SIMULATION + TELEOP}
+SPECS = {spec.executable: spec for spec in SUITE + RECORDER + SIMULATION + TELEOP}
 #: The shipped configurations: which parameter files, for which nodes.
 CONFIGURATIONS: Dict[str, Tuple[List[pathlib.Path], Tuple[NodeSpec, ...]]] = {
-    'robot': ([CONFIG / 'robot_sm.yaml'], SUITE + TELEOP),
-    'sim': ([CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml'], SUITE + SIMULATION + TELEOP),
+    'robot': ([CONFIG / 'robot_sm.yaml'], SUITE + RECORDER + TELEOP),
+    'sim': ([CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml'],
+            SUITE + RECORDER + SIMULATION + TELEOP),
     'remote': ([CONFIG / 'robot_sm.yaml', CONFIG / 'sim.yaml', CONFIG / 'remote.yaml'],
-               SUITE + SIMULATION + TELEOP),
+               SUITE + RECORDER + SIMULATION + TELEOP),
 }
 
 
@@ -205,7 +207,7 @@ def test_robot_launch_starts_the_suite_with_its_arguments(ros: RosHarness,
     nodes = list(launch('robot_sm.launch.py', {
         'namespace': 'robot1', 'params_file': str(params_file), 'use_sim_time': 'true',
         'navigation_plugin': 'MyNavigation'}))
-    assert sorted(n.executable for n in nodes) == sorted(s.executable for s in SUITE)
+    assert sorted(n.executable for n in nodes) == sorted(s.executable for s in SUITE + RECORDER)
     for node in nodes:
         assert node.fully_qualified_name == f'/robot1/{node.executable}'
         values = check_parameters(ros, node)
@@ -226,7 +228,9 @@ def test_remote_true_loads_the_remote_configuration(ros: RosHarness, file_name: 
 
 def test_robot_launch_defaults_to_the_shipped_parameters(ros: RosHarness) -> None:
     nodes = list(launch('robot_sm.launch.py', {}))
-    assert sorted(n.executable for n in nodes) == sorted(s.executable for s in SUITE)
+    assert sorted(n.executable for n in nodes) == sorted(s.executable for s in SUITE + RECORDER)
+    assert sorted(n.executable for n in launch('robot_sm.launch.py', {'recorder': 'false'})) \
+        == sorted(s.executable for s in SUITE)
     for node in nodes:
         assert node.fully_qualified_name == f'/{node.executable}'
         values = check_parameters(ros, node)
@@ -254,7 +258,7 @@ def test_sim_launch_starts_suite_simulation_and_rviz(ros: RosHarness, tmp_path: 
     rviz = [n for n in nodes if n.package == 'rviz2']
     ours = [n for n in nodes if n.package != 'rviz2']
     assert sorted(n.executable for n in ours) == sorted(s.executable
-                                                        for s in SUITE + SIMULATION)
+                                                        for s in SUITE + RECORDER + SIMULATION)
     for node in ours:
         assert node.fully_qualified_name == f'/robot1/{node.executable}'
         values = check_parameters(ros, node)
@@ -277,7 +281,7 @@ def test_sim_launch_robots_starts_a_suite_per_robot_and_one_simulation(
     for name in ('robot1', 'robot2', 'robot3'):
         ours = [n for n in nodes if n.namespace == f'/fleet/{name}']
         assert sorted(n.executable for n in ours) == sorted(
-            s.executable for s in SUITE + SIMULATION if s.executable != 'robot_sim')
+            s.executable for s in SUITE + RECORDER + SIMULATION if s.executable != 'robot_sim')
         for node in ours:
             check_parameters(ros, node)
     with pytest.raises(RuntimeError, match="discovery_server:='nowhere' is not HOST:PORT"):
@@ -291,7 +295,7 @@ def test_sim_launch_without_rviz2_refuses_rviz_before_starting_any_node(
     with pytest.raises(RuntimeError, match='rviz2 is not installed'):
         started.extend(launch('sim.launch.py', {'rviz': 'true'}))
     assert started == []
-    assert [n.package for n in launch('sim.launch.py', {'rviz': 'false'})] == ['robot_sm'] * 5
+    assert [n.package for n in launch('sim.launch.py', {'rviz': 'false'})] == ['robot_sm'] * 6
 
 
 def test_rviz_is_refused_where_rviz2_is_not_installed(tmp_path: pathlib.Path,
@@ -318,9 +322,9 @@ def test_launch_files_declare_the_documented_arguments() -> None:
     expected = {
         'robot_sm.launch.py': {'namespace', 'params_file', 'use_sim_time', 'navigation_plugin',
                                'calculate_goal_plugin', 'mapping_plugin', 'discovery_server',
-                               'web', 'web_port'},
+                               'web', 'web_port', 'recorder'},
         'sim.launch.py': {'namespace', 'params_file', 'world', 'reveal_map', 'rviz', 'robots',
-                          'discovery_server', 'web', 'web_port'},
+                          'discovery_server', 'web', 'web_port', 'recorder'},
         'teleop.launch.py': {'namespace', 'params_file', 'urdf_path'},
     }
     for file_name, names in expected.items():

@@ -165,7 +165,8 @@ def test_status_reports_real_values(clock: FakeClock) -> None:
     status = mux.status(clock.advance(0.1))
     assert status.level is Level.OK and status.active_source == 'autonomy'
     reports = {report.name: report for report in status.inputs}
-    assert set(reports) == {'autonomy', 'teleoperation', 'joy', 'heartbeat', 'supervisor'}
+    assert set(reports) == {'autonomy', 'teleoperation', 'operator', 'joy', 'heartbeat',
+                            'supervisor'}
     assert reports['autonomy'].rate == pytest.approx(20.0)
     assert reports['autonomy'].age == pytest.approx(0.1)
     assert reports['autonomy'].received == 20

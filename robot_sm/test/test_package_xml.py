@@ -44,7 +44,7 @@ PYTHON_KEYS = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'pyth
                'matplotlib': 'python3-matplotlib', 'pinocchio': 'pinocchio',
                'aiohttp': 'python3-aiohttp',
                # rosdistro's pip key; it installs mcap, which it depends on.
-               'mcap': 'mcap-ros2-support',
+               'mcap': 'mcap-ros2-support', 'mcap_ros2': 'mcap-ros2-support',
                # The Python tf2_ros is the package tf2_ros_py; tf2_ros is the C++ library.
                'tf2_ros': 'tf2_ros_py'}
 #: Imported only where the ROS package is missing (pip environments), or only by what tests

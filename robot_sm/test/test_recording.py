@@ -9,7 +9,8 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 import pytest
 from robot_sm import qos
-from robot_sm.nodes.topic_recorder import _read_msg, TopicRecorder
+from robot_sm.nodes.recorded_topics import read_msg as _read_msg
+from robot_sm.nodes.topic_recorder import TopicRecorder
 from robot_sm.recording.mcap_file import offered_qos_yaml
 from robot_sm.recording.msgdef import message_definition, SEPARATOR
 from robot_sm.testing import python_module_argv, RosHarness, wait_until

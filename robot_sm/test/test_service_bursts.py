@@ -107,6 +107,7 @@ def test_a_burst_of_state_info_requests_to_the_state_interface_is_answered(
 def test_suite_client_calls_from_many_threads_lose_no_answer(
         ros: RosHarness, tmp_path: pathlib.Path) -> None:
     ros.start_node(ServiceProvider, {'waypoints_file': '', 'pose_source': 'topic'})
+    ros.start_node(StateInterface)  # the command gateway, which the edits go through
     results: List[Any] = []
     errors: List[BaseException] = []
     with SuiteClient(namespace=ros.namespace, timeout=WAIT, context=ros.context) as suite:

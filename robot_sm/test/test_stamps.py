@@ -47,7 +47,11 @@ def has_stamp(msg_type: Any) -> bool:
 
 def message_class(type_name: str) -> Any:
     package, kind, name = type_name.split('/')
-    return getattr(importlib.import_module(f'{package}.{kind}'), name)
+    module = importlib.import_module(f'{package}.{kind}')
+    if kind == 'action' and not hasattr(module, name):  # an action's own topic's type
+        action, _, part = name.partition('_')
+        return getattr(getattr(module, action).Impl, part)
+    return getattr(module, name)
 
 
 class StampProbe:

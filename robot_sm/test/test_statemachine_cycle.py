@@ -72,7 +72,8 @@ def test_the_published_cycle_is_json_a_program_can_follow() -> None:
     roles = {role['role']: role for role in document['roles']}
     assert document['start'] == 'boot'
     assert document['interrupt_priority'] == ['EMERGENCY_STOP', 'TELEOPERATION', 'SIMPLE_GOAL',
-                                              'SIMPLE_GOAL_STOP', 'INTERRUPT_END']
+                                              'SIMPLE_GOAL_STOP', 'PAUSE', 'INTERRUPT_END']
+    assert document['continue']['waypoint_navigation'] == 'waypoint_following'
     # Every target is a role of the document.
     for role in roles.values():
         for target in [*role['outcomes'].values(), *role['interrupts'].values()]:

@@ -15,8 +15,9 @@ from robot_sm.statemachine.machine import StateMachine
 from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode
 from statemachine_fakes import nav_goal, pose, STOPPED, TELEOP, World, world
 
-E, T, END, SG, SGS = (Interrupt.EMERGENCY_STOP, Interrupt.TELEOPERATION,
-                      Interrupt.INTERRUPT_END, Interrupt.SIMPLE_GOAL, Interrupt.SIMPLE_GOAL_STOP)
+E, T, END, SG, SGS, P = (Interrupt.EMERGENCY_STOP, Interrupt.TELEOPERATION,
+                         Interrupt.INTERRUPT_END, Interrupt.SIMPLE_GOAL,
+                         Interrupt.SIMPLE_GOAL_STOP, Interrupt.PAUSE)
 
 #: The goal each role is entered with.
 GOALS: Dict[Role, NavigationGoal] = {
@@ -45,26 +46,27 @@ def enter(w: World, role: Role) -> None:
 
 #: rsm-original.md §2.4, interrupt columns, by role: the state requested (None: ignored).
 INTERRUPT_TABLE = {
-    Role.BOOT: {E: 'Emergency Stop', T: None, END: None, SG: None, SGS: None},
-    Role.BOOT_EMERGENCY_STOP: {E: None, T: None, END: 'Boot', SG: None, SGS: None},
+    Role.BOOT: {E: 'Emergency Stop', T: None, END: None, SG: None, SGS: None, P: None},
+    Role.BOOT_EMERGENCY_STOP: {E: None, T: None, END: 'Boot', SG: None, SGS: None, P: None},
     Role.IDLE: {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                SGS: None},
-    Role.TELEOPERATION: {E: 'Emergency Stop', T: None, END: 'Idle', SG: None, SGS: None},
-    Role.EMERGENCY_STOP: {E: None, T: None, END: 'Idle', SG: None, SGS: None},
+                SGS: None, P: None},
+    Role.TELEOPERATION: {E: 'Emergency Stop', T: None, END: 'Idle', SG: None, SGS: None,
+                         P: None},
+    Role.EMERGENCY_STOP: {E: None, T: None, END: 'Idle', SG: None, SGS: None, P: None},
     Role.WAYPOINT_FOLLOWING: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                              SG: 'G: Navigation', SGS: None},
+                              SG: 'G: Navigation', SGS: None, P: 'Paused'},
     Role.CALCULATE_GOAL: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                          SG: 'G: Navigation', SGS: None},
+                          SG: 'G: Navigation', SGS: None, P: 'Paused'},
     Role.EXPLORATION_NAVIGATION: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                                  SG: 'G: Navigation', SGS: None},
+                                  SG: 'G: Navigation', SGS: None, P: 'Paused'},
     Role.WAYPOINT_NAVIGATION: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                               SG: 'G: Navigation', SGS: None},
+                               SG: 'G: Navigation', SGS: None, P: 'Paused'},
     Role.SIMPLE_GOAL_NAVIGATION: {E: 'Emergency Stop', T: 'Teleoperation', END: None,
-                                  SG: 'G: Navigation', SGS: 'Idle'},
+                                  SG: 'G: Navigation', SGS: 'Idle', P: 'Paused'},
     Role.MAPPING: {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                   SGS: None},
+                   SGS: None, P: 'Paused'},
     Role.ROUTINE: {E: 'Emergency Stop', T: 'Teleoperation', END: None, SG: 'G: Navigation',
-                   SGS: None},
+                   SGS: None, P: 'Paused'},
 }
 #: The name of each role's state with the test plugins.
 NAMES = {Role.BOOT: 'Boot', Role.BOOT_EMERGENCY_STOP: 'Emergency Stop', Role.IDLE: 'Idle',

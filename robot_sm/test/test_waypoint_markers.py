@@ -3,7 +3,7 @@
 import pathlib
 from typing import Dict, List
 
-from robot_sm.nodes.waypoint_markers import PENDING, UNREACHABLE, VISITED
+from robot_sm.nodes.waypoint_markers import COLOURS
 from robot_sm.qos import STATE
 from robot_sm.testing import RosHarness
 from robot_sm_msgs.srv import SetNavigationGoal, WaypointUnreachable, WaypointVisited
@@ -37,7 +37,7 @@ def test_markers_follow_visited_unreachable_and_the_current_goal(
                     WaypointVisited.Request(position=0)).success
     assert ros.call(WaypointUnreachable, 'robot_sm/waypoint_unreachable',
                     WaypointUnreachable.Request(position=2)).success
-    expected = [colour(Marker(color=c)) for c in (VISITED, PENDING, UNREACHABLE)]
+    expected = [colour(Marker(color=COLOURS[s])) for s in ('visited', 'pending', 'unreachable')]
     latest = markers.wait_for(lambda a: [
         colour(m) for m in by_namespace(a).get('waypoint_poles', [])] == expected)
     groups = by_namespace(latest)

@@ -20,8 +20,8 @@ import time
 from typing import Any, Iterator, Tuple
 
 import pytest
+from robot_sm.demo.browser import unavailable_reason
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
-from robot_sm.testing.browser import unavailable_reason
 from web_console_rig import Operator, Robot, WAIT
 
 # The tests share one suite and browser: one worker of a parallel run takes them all, and runs
@@ -148,7 +148,9 @@ def test_the_stop_engages_the_mux_e_stop_and_the_page_shows_why(robot: Robot,
     operator.click('stop')
     assert wait_until(lambda: robot.mode()[1], WAIT), operator.text('stop-note')
     operator.until(lambda: operator.element('estop').is_displayed(), 'no e-stop banner')
-    operator.until(lambda: 'emergency_stop' in operator.text('estop-reason'), 'no reason shown')
+    # The reason names who stopped it: this page.
+    operator.until(lambda: 'STOP by web@127.0.0.1' in operator.text('estop-reason'),
+                   'no reason shown')
     assert not operator.element('mode-autonomy').is_enabled()  # no mode during an e-stop
 
 

@@ -20,6 +20,7 @@ import aiohttp
 from operator_suite import scripted
 import pytest
 from robot_sm.bringup.running_suite import RunningSuite
+from robot_sm.client import operator
 from robot_sm.frontends.web.gate import COOKIE, Gate
 from robot_sm.frontends.web.server import MAX_MESSAGE, WebServer, WebServerThread
 from robot_sm.frontends.web.tokens import AccessTokens, FailedAttempts
@@ -47,6 +48,10 @@ class Served:
                                                  w.routine) for w in rows]
 
 
+#: Who the commands of a page on this computer name.
+PAGE_OPERATOR = operator('web@127.0.0.1', surface='web', address='127.0.0.1')
+
+
 @pytest.fixture(scope='module')
 def served() -> Iterator[Served]:
     harness = RosHarness(namespace=f'/web_security_{os.getpid()}')
@@ -55,6 +60,8 @@ def served() -> Iterator[Served]:
     try:
         suite = RunningSuite(namespace=harness.namespace, context=harness.context,
                              parameters=scripted())
+        # The test's own calls are those of the operator at the page (on this computer).
+        suite.client = suite.client.with_operator(PAGE_OPERATOR)
         for x, y in ((1.0, 2.0), (3.0, 1.5)):
             assert suite.client.add_waypoint(x, y).success
         assert suite.client.set_mode('autonomy').success

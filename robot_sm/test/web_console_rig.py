@@ -16,9 +16,9 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from operator_suite import cli_command
 from robot_sm import qos
-from robot_sm.client import SuiteClient
+from robot_sm.client import operator, SuiteClient
+from robot_sm.demo.browser import Browser
 from robot_sm.testing import NodeProcess, Recorder, RosHarness, wait_until
-from robot_sm.testing.browser import Browser
 
 #: Seconds the tests wait for what the page or the suite should do.
 WAIT = 20.0
@@ -58,7 +58,9 @@ class Robot:
                                 str(token_file(folder, 'operator', self.operator)),
                                 '--read-only-token-file',
                                 str(token_file(folder, 'watcher', self.watcher))])
-        self.client = SuiteClient(namespace=self.namespace, timeout=10.0,
+        # The test's own calls are those of the operator at the page (on this computer).
+        page = operator('web@127.0.0.1', surface='web', address='127.0.0.1')
+        self.client = SuiteClient(namespace=self.namespace, timeout=10.0, by=page,
                                   context=self.ros.context)
         self.cmd_vel: Recorder[Twist] = self.ros.record(Twist, 'cmd_vel', qos.COMMAND_IN)
         self.truth: Recorder[Odometry] = self.ros.record(Odometry, 'base_pose_ground_truth')

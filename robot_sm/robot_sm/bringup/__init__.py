@@ -6,6 +6,5 @@ The launch files (``launch/*.launch.py``) and ``robot-sm up`` start the same nod
 (:mod:`~robot_sm.bringup.parameter_files`). ``robot-sm up`` (:mod:`~robot_sm.bringup.up`) runs
 them in one process (:mod:`~robot_sm.bringup.suite_process`) for machines without ``ros2
 launch``; :mod:`~robot_sm.bringup.running_suite` and :mod:`~robot_sm.bringup.running_fleet` run
-a suite or a simulated fleet in this process for tests, demos and benchmarks, and
-:mod:`~robot_sm.bringup.resources` finds the files the package ships.
+a suite or a simulated fleet in this process for tests, demos and benchmarks.
 """

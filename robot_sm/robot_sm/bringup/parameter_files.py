@@ -120,7 +120,7 @@ def shipped_parameter_files(sim: bool, remote: bool = False) -> List[pathlib.Pat
 
     ``config/remote.yaml`` (the operator station on another computer) comes last.
     """
-    from robot_sm.bringup.resources import share_directory
+    from robot_sm.resources import share_directory
     config = share_directory() / 'config'
     return ([config / 'robot_sm.yaml'] + ([config / 'sim.yaml'] if sim else [])
             + ([config / 'remote.yaml'] if remote else []))

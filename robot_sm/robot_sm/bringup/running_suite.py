@@ -20,10 +20,11 @@ import rclpy
 from rclpy.context import Context
 from rclpy.qos import QoSProfile
 from robot_sm import qos
+from robot_sm.bringup.recorder import Recorder, wait_until
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
 from robot_sm.bringup.suite_process import SuiteProcess
-from robot_sm.client import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, SuiteClient, WAYPOINTS
-from robot_sm.testing import Recorder, wait_until
+from robot_sm.client import SuiteClient
+from robot_sm.contract import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, WAYPOINTS
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from std_msgs.msg import String
 
@@ -37,7 +38,8 @@ class RunningSuite:
     def __init__(self, *, world: Optional[str] = None,
                  parameter_files: Sequence[pathlib.Path] = (),
                  parameters: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                 extra_nodes: Sequence[NodeSpec] = (), namespace: str = '',
+                 extra_nodes: Sequence[NodeSpec] = (), leave_out: Sequence[str] = (),
+                 namespace: str = '',
                  context: Optional[Context] = None, timeout: float = 10.0,
                  ready_state: Optional[str] = 'Idle') -> None:
         """
@@ -46,6 +48,8 @@ class RunningSuite:
         :param world: start the simulated robot (base controller and simulation) in this world.
         :param parameter_files: ROS parameter files, in order (none: the nodes' defaults).
         :param parameters: per executable, parameters over those of the files.
+        :param leave_out: executables of the suite not to start here (one that runs in a
+            process of its own, say).
         :param timeout: the client's timeout, and the waits' default.
         :raises ConfigurationError: if a node refuses its parameters (nothing is left running).
         """
@@ -67,7 +71,8 @@ class RunningSuite:
         simulation = list(SIMULATION) if world is not None else []
         if world is not None:
             overrides['robot_sim'] = {'world': world, **overrides.get('robot_sim', {})}
-        specs = list(SUITE) + simulation + list(extra_nodes)
+        specs = [spec for spec in SUITE if spec.executable not in leave_out] + simulation + \
+            list(extra_nodes)
         try:
             self.process = SuiteProcess(specs, parameter_files, overrides, namespace,
                                         self.context)

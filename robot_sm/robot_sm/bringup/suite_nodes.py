@@ -55,6 +55,14 @@ SIMULATOR: Tuple[NodeSpec, ...] = (NodeSpec('robot_sim', 'robot_sm.nodes.robot_s
 SIMULATION: Tuple[NodeSpec, ...] = ROBOT_NODES + SIMULATOR
 
 
+#: The incident recorder: on by default (``recorder:=true`` of the launch files, ``robot-sm up``
+#: without ``--no-recorder``), always in a process of its own beside the suite's, so that a crash
+#: of the recorder never touches the mux.
+RECORDER: Tuple[NodeSpec, ...] = (
+    NodeSpec('incident_recorder', 'robot_sm.nodes.incident_recorder:IncidentRecorder'),
+)
+
+
 #: Arm teleoperation from XR controllers.
 TELEOP: Tuple[NodeSpec, ...] = (
     NodeSpec('teleop_retargeting', 'robot_sm.nodes.teleop_retargeting:TeleopRetargeting'),

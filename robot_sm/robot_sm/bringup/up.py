@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from robot_sm.bringup.environment import discovery_server_problem, use_discovery_server
 from robot_sm.bringup.parameter_files import ParameterFileError, shipped_parameter_files
+from robot_sm.bringup.recorder_process import RecorderProcess
 from robot_sm.bringup.suite_nodes import (
     fleet_names,
     join_namespace,
@@ -30,7 +31,8 @@ FLEET_STOP_TIMEOUT = 10.0
 def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Path],
            namespace: str = '', teleop: bool = False, remote: bool = False,
            robots: Optional[int] = None, discovery_server: str = '',
-           fleet_robot: bool = False, web_port: Optional[int] = None) -> int:
+           fleet_robot: bool = False, web_port: Optional[int] = None,
+           recorder: bool = True) -> int:
     """
     Run the suite (with the simulation, with teleop) until SIGINT or SIGTERM; return exit code.
 
@@ -42,7 +44,9 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
     ``robot-sm up --sim`` with ``fleet_robot``. With ``discovery_server`` (``HOST:PORT``) every
     node is a client of that Fast DDS discovery server. With ``web_port`` the web operator
     console serves the suite (the first robot of a fleet) on that port, from a process of its
-    own (``robot-sm web``), so that the page's load never holds up the nodes. Returns 0
+    own (``robot-sm web``), so that the page's load never holds up the nodes. With ``recorder``
+    the incident recorder of the suite (of each robot of a fleet) runs in a process of its own
+    too (:mod:`robot_sm.bringup.recorder_process`). Returns 0
     when stopped by a signal, 2 (after one line on stderr saying why) when a world, a parameter
     file or a parameter cannot be used, 1 when a node (or a robot's process) stops on an error
     while running.
@@ -60,6 +64,7 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     suite: Optional[SuiteProcess] = None
     children: Dict[str, Any] = {}
+    incident_recorder: Optional[RecorderProcess] = None
     try:
         try:
             # The simulation first: it refuses a fleet its world has no start poses for.
@@ -67,9 +72,12 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
         except (ConfigurationError, ParameterFileError) as error:
             return _refuse(f'refusing to start: {error}')
         running = ', '.join(suite.nodes)
+        if recorder and robots is None:
+            incident_recorder = RecorderProcess(namespace, files)
+            running += ', and incident_recorder in a process of its own'
         if robots is not None:
             children = _start_fleet_robots(fleet_names(robots), namespace, parameter_files,
-                                           remote)
+                                           remote, recorder)
             running = (f"{robots} robots ({', '.join(children)}), each in a process of its own "
                        f"running {', '.join(s.executable for s in SUITE + ROBOT_NODES)}, and "
                        f'{running}; fleet file {_write_fleet_file(namespace, robots)}')
@@ -77,8 +85,10 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
             children['web console'] = _start_web_console(namespace, robots, web_port)
             running += f', and the web console on port {web_port}'
         print(f'robot-sm up: running {running} (Ctrl-C to stop)', flush=True)
-        return _run_until_stopped(stop, suite, children)
+        return _run_until_stopped(stop, suite, children, incident_recorder)
     finally:
+        if incident_recorder is not None:
+            incident_recorder.stop()
         _stop_fleet_robots(children)
         if suite is not None:
             suite.shutdown()
@@ -109,7 +119,7 @@ def _refuse(reason: str) -> int:
 def _problem(sim: bool, world: Optional[str], robots: Optional[int], teleop: bool,
              discovery_server: str, web_port: Optional[int] = None) -> Optional[str]:
     """Return why the options cannot be used together, or None."""
-    from robot_sm.bringup.resources import shipped_worlds, world_file
+    from robot_sm.resources import shipped_worlds, world_file
     if world is not None:
         if not sim:
             return '--world needs --sim'
@@ -148,9 +158,13 @@ def _nodes_to_run(sim: bool, world: Optional[str], robots: Optional[int], teleop
 
 
 def _run_until_stopped(stop: threading.Event, suite: SuiteProcess,
-                       children: Mapping[str, Any]) -> int:
+                       children: Mapping[str, Any],
+                       incident_recorder: Optional[RecorderProcess] = None) -> int:
     """Wait for ``stop``; return 0 then, or 1 (2) once a node or a robot's process failed."""
     while not stop.wait(0.2):
+        note = incident_recorder.check() if incident_recorder is not None else None
+        if note:
+            print(f'robot-sm up: {note}', file=sys.stderr)
         failure = suite.failure()
         for name, child in children.items():
             if child.poll() is not None:
@@ -166,13 +180,13 @@ def _run_until_stopped(stop: threading.Event, suite: SuiteProcess,
 
 def _start_fleet_robots(names: Sequence[str], namespace: str,
                         parameter_files: Sequence[pathlib.Path],
-                        remote: bool) -> Dict[str, Any]:
+                        remote: bool, recorder: bool = True) -> Dict[str, Any]:
     """Start each robot of a simulated fleet in a process of its own; return them by name."""
     children = {}
     for name in names:
         argv = [sys.executable, '-m', 'robot_sm.frontends.cli', '--namespace',
                 join_namespace(namespace, name), 'up', '--sim', '--fleet-robot',
-                *(['--remote'] if remote else []),
+                *(['--remote'] if remote else []), *([] if recorder else ['--no-recorder']),
                 *(['--params', *map(str, parameter_files)] if parameter_files else [])]
         children[name] = subprocess.Popen(argv)
     return children

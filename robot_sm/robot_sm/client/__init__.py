@@ -16,24 +16,23 @@ cancel (:mod:`~robot_sm.client.tasks`).
         print(task.wait(timeout=300.0).status)
 """
 
-from robot_sm.client.connection import MODE_NAMES, MODES, OPERATION_MODE, Result
-from robot_sm.client.connection import STATE_INFO, STATE_OUTCOME, SuiteUnavailable, WAYPOINTS
+from robot_sm.client.connection import MODE_NAMES, operator, operator_name, Result
+from robot_sm.client.connection import SuiteUnavailable
+from robot_sm.client.control_calls import AuditRecord, ControlInfo
 from robot_sm.client.fleet import Acknowledgement, FleetClient, RobotStatus
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
-    FOLLOWING_MODES,
     held_because,
     ModeState,
     Status,
     waypoint_infos,
     WaypointInfo,
 )
-from robot_sm.client.suite_client import SIMPLE_GOAL_IGNORED_IN, SuiteClient
+from robot_sm.client.suite_client import SuiteClient
 from robot_sm.client.tasks import Task, TaskFeedback, TaskResult, TaskStatus, WaitTimeout
 
-__all__ = ['Acknowledgement', 'FleetClient', 'FOLLOWING_MODE_NAMES', 'FOLLOWING_MODES',
-           'held_because', 'MODE_NAMES', 'MODES', 'ModeState', 'OPERATION_MODE', 'Result',
-           'RobotStatus',
-           'SIMPLE_GOAL_IGNORED_IN', 'STATE_INFO', 'STATE_OUTCOME', 'Status', 'SuiteClient',
-           'SuiteUnavailable', 'Task', 'TaskFeedback', 'TaskResult', 'TaskStatus', 'WaitTimeout',
-           'WAYPOINTS', 'waypoint_infos', 'WaypointInfo']
+__all__ = ['Acknowledgement', 'AuditRecord', 'ControlInfo', 'FleetClient',
+           'FOLLOWING_MODE_NAMES', 'held_because',
+           'MODE_NAMES', 'ModeState', 'operator', 'operator_name', 'Result', 'RobotStatus',
+           'Status', 'SuiteClient', 'SuiteUnavailable', 'Task', 'TaskFeedback', 'TaskResult',
+           'TaskStatus', 'WaitTimeout', 'waypoint_infos', 'WaypointInfo']

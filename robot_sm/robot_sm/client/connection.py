@@ -1,35 +1,47 @@
 """
 The connection under :class:`robot_sm.client.SuiteClient`.
 
-A node of its own, service calls with timeouts, the suite's latched topics, and the tasks that
-follow them.
+A node of its own, service calls with timeouts, the commands of the gateway given as one
+operator, and the suite's latched topics.
 
 The node spins on an executor in a background thread. Every latched topic the client reads is
-subscribed once and kept (:meth:`SuiteConnection.latched`); each message also goes to the tasks
-still running (:class:`robot_sm.client.tasks.Task`), in the order it arrived.
+subscribed once and kept (:meth:`SuiteConnection.latched`).
 """
 
 import copy
 from dataclasses import dataclass
+import getpass
+import os
+import socket
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, Optional, TypeVar, Union
 
 from rclpy.context import Context
 from robot_sm import qos
 from robot_sm.client.spinning_node import SpinningNode
-from robot_sm.client.tasks import Activity, ActivityTracker, Task, WaitTimeout
-from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm.client.tasks import WaitTimeout
+from robot_sm.contract import Code, COMMAND, Command as Kind, MODES, STATE_INFO
+from robot_sm_msgs.msg import Operator
+from robot_sm_msgs.srv import Command
 from std_msgs.msg import String
 
-STATE_INFO = 'robot_sm/state_info'
-STATE_OUTCOME = 'robot_sm/state_outcome'
-OPERATION_MODE = 'robot_sm/operation_mode'
-WAYPOINTS = 'robot_sm/waypoints'
 #: Operation mode names accepted by :meth:`robot_sm.client.SuiteClient.set_mode`.
-MODES = {'stopped': OperationMode.STOPPED, 'autonomy': OperationMode.AUTONOMOUS,
-         'teleop': OperationMode.TELEOPERATION}
-MODE_NAMES = {value: name for name, value in MODES.items()}
+MODE_NAMES = {int(mode): name for name, mode in MODES.items()}
+#: The environment variable that names the operator of every surface on this computer.
+OPERATOR_VARIABLE = 'ROBOT_SM_OPERATOR'
+
+
+def operator_name() -> str:
+    """Return the operator's name: ``ROBOT_SM_OPERATOR``, else ``user@host``."""
+    return os.environ.get(OPERATOR_VARIABLE) or f'{getpass.getuser()}@{socket.gethostname()}'
+
+
+def operator(name: str = '', surface: str = 'python', address: str = '') -> Operator:
+    """Return who gives commands: ``name`` (default :func:`operator_name`) on ``surface``."""
+    return Operator(name=name or operator_name(), surface=surface,
+                    address=address or socket.gethostname())
+
 
 ConnectionT = TypeVar('ConnectionT', bound='SuiteConnection')
 
@@ -62,25 +74,24 @@ class Result:
     success: bool
     message: str
     data: Any = None
-
-
-def _feed(task: Task[Result], topic: str, msg: Any) -> None:
-    """Give ``task`` a message of one of the topics it follows."""
-    if topic == STATE_INFO:
-        task.update(lambda tracker, now: tracker.on_state(msg.data, now))
-    elif topic == STATE_OUTCOME:
-        task.update(lambda tracker, now: tracker.on_outcome(msg.data, now))
-    elif topic == WAYPOINTS:
-        task.update(lambda tracker, now: tracker.on_waypoints(msg.waypoints, bool(msg.reverse)))
+    #: The command gateway's answer code (None for calls that are not commands).
+    code: Optional[Code] = None
+    #: The command acquired control for the client's operator (nobody held it).
+    control_acquired: bool = False
 
 
 class SuiteConnection:
     """A node in the suite's namespace that calls its services and follows its latched topics."""
 
     def __init__(self, namespace: str = '', timeout: float = 5.0,
-                 context: Optional[Context] = None) -> None:
-        """Connect in ``context`` (else one of its own); every wait defaults to ``timeout``."""
+                 context: Optional[Context] = None, by: Optional[Operator] = None) -> None:
+        """
+        Connect in ``context`` (else one of its own); every wait defaults to ``timeout``.
+
+        ``by`` is who gives the commands (default: :func:`operator`, the ``python`` surface).
+        """
         self.timeout = timeout
+        self.by = by if by is not None else operator()
         self._spinning = SpinningNode('robot_sm_client', namespace, context)
         self.context = self._spinning.context
         self.node = self._spinning.node
@@ -88,9 +99,10 @@ class SuiteConnection:
         self._publishers: Dict[str, Any] = {}
         self._latched: Dict[str, Any] = {}
         self._subscriptions: Dict[str, Any] = {}
-        #: Guards the latched messages and the tasks; notified on every message.
+        #: The action clients of the activities, made on first use.
+        self._actions: Dict[str, Any] = {}
+        #: Guards the latched messages; notified on every message.
         self._changed = threading.Condition()
-        self._tasks: List[Task[Result]] = []
         self._closed = threading.Event()
 
     def close(self) -> None:
@@ -109,6 +121,12 @@ class SuiteConnection:
         """
         view = copy.copy(self)
         view.timeout = timeout
+        return view
+
+    def with_operator(self: ConnectionT, by: Operator) -> ConnectionT:
+        """Return this connection giving its commands as ``by``, sharing everything else."""
+        view = copy.copy(self)
+        view.by = by
         return view
 
     def __enter__(self: ConnectionT) -> ConnectionT:
@@ -179,6 +197,22 @@ class SuiteConnection:
         response = self.call(srv_type, name, request)
         return Result(bool(response.success), str(response.message))
 
+    def command(self, kind: Kind, service: str = COMMAND, **fields: Any) -> Result:
+        """
+        Give the command ``kind`` (with the ``Command`` request's ``fields``) as :attr:`by`.
+
+        ``ros2 service call robot_sm/command robot_sm_msgs/srv/Command "{by: {name: alice},
+        command: 1, mode: 1}"``
+
+        :raises SuiteUnavailable: if the gateway does not answer within the timeout.
+        """
+        request = Command.Request(command=int(kind), by=self.by, **fields)
+        response = self.call(Command, service, request)
+        code = Code(response.code) if response.code in Code._value2member_map_ else None
+        return Result(bool(response.success), str(response.message),
+                      int(response.waypoint_id) if kind is Kind.ADD_WAYPOINT else None, code,
+                      bool(response.control_acquired))
+
     def _subscribe_latched(self, msg_type: Any, topic: str) -> None:
         with self._changed:
             if topic in self._latched:
@@ -188,12 +222,9 @@ class SuiteConnection:
         def store(msg: Any) -> None:
             with self._changed:
                 self._latched[topic] = msg
-                for task in self._tasks:
-                    _feed(task, topic, msg)
-                self._tasks[:] = [task for task in self._tasks if not task.is_done()]
                 self._changed.notify_all()
 
-        # Every change, not only the newest: a task counts the states it sees.
+        # Every change, not only the newest: a wait for a state sees each one.
         self._subscriptions[topic] = self.node.create_subscription(msg_type, topic, store,
                                                                    qos.STATE_CHANGES)
 
@@ -235,12 +266,6 @@ class SuiteConnection:
                                    f'{self.timeout:g} s: is the suite running?')
         return msg
 
-    def _last_outcome(self) -> Optional[str]:
-        """Return the last outcome; published once per ended activity: a short wait, no error."""
-        self._subscribe_latched(String, STATE_OUTCOME)
-        msg = self._await(lambda: self._current(STATE_OUTCOME), 0.3)
-        return msg.data if msg is not None else None
-
     # ---- waiting --------------------------------------------------------------------------
 
     def wait_for_state(self, state: Union[str, Callable[[str], bool]],
@@ -263,27 +288,3 @@ class SuiteConnection:
             name = self._latched[STATE_INFO].data
             raise WaitTimeout(f'the state is {name!r}, not {wanted}, after {limit:g} s')
         return str(name)
-
-    # ---- tasks ----------------------------------------------------------------------------
-
-    def _start_task(self, activity: Activity, start: Callable[[], Result],
-                    stop: Callable[[], Result]) -> Task[Result]:
-        """Follow the suite's messages from now on, then start the activity; return its task."""
-        for msg_type, topic in ((String, STATE_INFO), (WaypointArray, WAYPOINTS)):
-            self.latched(msg_type, topic)
-        self._last_outcome()  # in, so that it is not taken for one of this activity
-        with self._changed:
-            array = self._latched[WAYPOINTS]
-            task: Task[Result] = Task(ActivityTracker(
-                activity, time.monotonic(), self._latched[STATE_INFO].data,
-                list(array.waypoints), bool(array.reverse)), stop)
-            self._tasks.append(task)
-        try:
-            answer = start()
-        except BaseException:
-            with self._changed:
-                self._tasks.remove(task)
-            raise
-        if not answer.success:
-            task.update(lambda tracker, now: tracker.refused(answer.message))
-        return task

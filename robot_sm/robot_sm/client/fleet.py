@@ -26,18 +26,11 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from rclpy.context import Context
 from rclpy.node import Node
 from robot_sm import qos
-from robot_sm.bringup.suite_nodes import SUITE
-from robot_sm.client.connection import (
-    lost_to_a_restart,
-    MODE_NAMES,
-    OPERATION_MODE,
-    STATE_INFO,
-    STATE_OUTCOME,
-    WAYPOINTS,
-)
+from robot_sm.client.connection import lost_to_a_restart, MODE_NAMES
 from robot_sm.client.fleet_answers import Acknowledgement, acknowledgement, RobotStatus
 from robot_sm.client.robot_search import RobotSearch
 from robot_sm.client.spinning_node import SpinningNode
+from robot_sm.contract import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, SUITE_NODES, WAYPOINTS
 from robot_sm.planar import yaw_from_quaternion
 from robot_sm_msgs.msg import OperationMode, WaypointArray
 from robot_sm_msgs.srv import GetRobotPose
@@ -45,7 +38,7 @@ from std_msgs.msg import String
 from std_srvs.srv import SetBool
 
 #: The names of the suite's nodes: a namespace where one of them runs is a robot.
-SUITE_NODES = frozenset(spec.executable for spec in SUITE)
+SUITE_NODE_NAMES = frozenset(SUITE_NODES)
 #: The latched topics followed per robot, by key.
 ROBOT_TOPICS = {'state': (String, STATE_INFO), 'outcome': (String, STATE_OUTCOME),
                 'mode': (OperationMode, OPERATION_MODE), 'waypoints': (WaypointArray, WAYPOINTS)}
@@ -61,7 +54,7 @@ SETTLE_TIME = 3.0
 def robot_namespaces(nodes: Iterable[Tuple[str, str]], within: str = '/') -> List[str]:
     """Return the namespaces under ``within`` where a suite node of ``(name, namespace)`` runs."""
     prefix = within.rstrip('/')
-    return sorted({namespace for name, namespace in nodes if name in SUITE_NODES and (
+    return sorted({namespace for name, namespace in nodes if name in SUITE_NODE_NAMES and (
         not prefix or namespace == prefix or namespace.startswith(prefix + '/'))})
 
 

@@ -6,44 +6,43 @@ robot-sm daemon's) makes them all at once (:meth:`robot_sm.client.SuiteClient.pr
 discovery happens before the first command rather than during it.
 """
 
-from geometry_msgs.msg import PoseStamped
-from robot_sm.client.connection import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, WAYPOINTS
+from robot_sm.contract import (
+    COMMAND,
+    CONTROL,
+    CYCLE,
+    GET_AUDIT,
+    MUX_COMMAND,
+    OPERATION_MODE,
+    REVERSE_MODE,
+    SELECTED_INPUT,
+    STATE,
+    STATE_INFO,
+    WAYPOINTS,
+)
 from robot_sm_msgs import srv
-from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.msg import ControlState, OperationMode, StateInfo, WaypointArray
 from std_msgs.msg import Bool, String
-from std_srvs.srv import SetBool, Trigger
+from std_srvs.srv import Trigger
 
 #: Every service a SuiteClient calls: (type, name relative to the namespace).
 SERVICES = (
-    (SetBool, 'robot_sm/emergency_stop'),
-    (srv.SetOperationMode, 'robot_sm/set_operation_mode'),
+    (srv.Command, COMMAND),
+    (srv.Command, MUX_COMMAND),
     (srv.GetRobotPose, 'robot_sm/get_robot_pose'),
     (srv.GetWaypoints, 'robot_sm/get_waypoints'),
-    (srv.AddWaypoint, 'robot_sm/add_waypoint'),
-    (srv.MoveWaypoint, 'robot_sm/move_waypoint'),
-    (srv.RemoveWaypoint, 'robot_sm/remove_waypoint'),
-    (srv.SetWaypointRoutine, 'robot_sm/set_waypoint_routine'),
     (srv.GetWaypointRoutines, 'robot_sm/get_waypoint_routines'),
-    (Trigger, 'robot_sm/reset_waypoints'),
-    (srv.SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode'),
-    (SetBool, 'robot_sm/start_stop_waypoint_following'),
-    (Trigger, 'robot_sm/get_exploration_mode'),
-    (SetBool, 'robot_sm/set_exploration_mode'),
-    (SetBool, 'robot_sm/start_stop_exploration'),
-    (Trigger, 'robot_sm/stop_2d_nav_goal'),
-    (SetBool, 'robot_sm/set_reverse_mode'),
     (Trigger, 'robot_sm/state_info'),
+    (srv.GetAudit, GET_AUDIT),
 )
 #: The transient-local topics the status is read from: (type, name relative to the namespace).
 STATUS_TOPICS = (
     (String, STATE_INFO),
+    (StateInfo, STATE),
     (OperationMode, OPERATION_MODE),
-    (String, 'robot_sm/selected_input'),
+    (String, SELECTED_INPUT),
     (WaypointArray, WAYPOINTS),
-    (Bool, 'robot_sm/reverse_mode'),
-    (String, STATE_OUTCOME),
+    (Bool, REVERSE_MODE),
+    (ControlState, CONTROL),
 )
 #: Every transient-local topic a SuiteClient reads.
-LATCHED_TOPICS = STATUS_TOPICS + ((String, 'robot_sm/cycle'),)
-#: The topic a SuiteClient publishes simple goals on.
-SIMPLE_GOAL = (PoseStamped, 'robot_sm/simple_goal')
+LATCHED_TOPICS = STATUS_TOPICS + ((String, CYCLE),)

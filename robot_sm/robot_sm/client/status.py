@@ -3,15 +3,13 @@
 from dataclasses import dataclass, field
 from typing import Any, List, NamedTuple, Optional, Tuple
 
+from robot_sm.contract import Activity, FOLLOWING_MODES, Outcome
 from robot_sm.planar import yaw_from_quaternion
-from robot_sm_msgs.msg import WaypointArray
+from robot_sm_msgs.msg import StateInfo, WaypointArray
 from std_msgs.msg import Bool
 
-#: Waypoint following mode names.
-FOLLOWING_MODES = {'single': WaypointArray.SINGLE, 'roundtrip': WaypointArray.ROUNDTRIP,
-                   'patrol': WaypointArray.PATROL}
-
-FOLLOWING_MODE_NAMES = {value: name for name, value in FOLLOWING_MODES.items()}
+#: Waypoint following mode names, by number.
+FOLLOWING_MODE_NAMES = {int(value): name for name, value in FOLLOWING_MODES.items()}
 
 #: Whether the mux hears the operator heartbeat it watches (transient_local; false before the
 #: first beat and once it falls silent). Only a mux with a heartbeat topic publishes it.
@@ -42,8 +40,12 @@ class Status:
     """What the suite is doing, from its latched topics and the robot pose service."""
 
     state: Optional[str] = None
-    #: How the last activity ended ("E: Calculate Goal: exploration finished"), if known.
+    #: What the robot is doing ('waypoint following'; '' for nothing), from ``robot_sm/state``.
+    activity: Optional[str] = None
+    #: How the last activity ended ("exploration succeeded: exploration finished"), if known.
     outcome: Optional[str] = None
+    #: What continue resumes ('following round, waypoint 3 of 5'); None: nothing is paused.
+    paused: Optional[str] = None
     mode: Optional[str] = None
     emergency_stop: Optional[bool] = None
     #: The mux's input that drives the base (``none`` when nothing does).
@@ -57,6 +59,32 @@ class Status:
     #: Why autonomy does not move the robot now, and what to do ('' when nothing holds it):
     #: :func:`held_because` of the mode and e-stop.
     held: str = ''
+    #: Who holds control (a :class:`robot_sm.client.control_calls.ControlInfo`), if known.
+    control: Any = None
+
+    def read_state(self, info: StateInfo) -> None:
+        """Take the activity, how the last one ended and a paused one from the typed state."""
+        self.activity = activity_name(info.activity, info.activity_name)
+        self.outcome = last_outcome(info)
+        self.paused = str(info.resumable) if info.paused else None
+
+
+def activity_name(activity: int, name: str = '') -> str:
+    """Return an activity's name in words ('' for none)."""
+    if activity == Activity.PLUGIN:
+        return name
+    return Activity(activity).label if activity in Activity._value2member_map_ else name
+
+
+def last_outcome(info: StateInfo) -> Optional[str]:
+    """Return how the last activity ended, in words ('exploration succeeded: ...'); None: none."""
+    if info.last_outcome == Outcome.NONE:
+        return None
+    outcome = Outcome(info.last_outcome).label if info.last_outcome in \
+        Outcome._value2member_map_ else str(info.last_outcome)
+    what = activity_name(info.last_activity)
+    text = f': {info.last_outcome_text}' if info.last_outcome_text else ''
+    return f'{what} {outcome}{text}'.strip()
 
 
 def held_because(mode: Optional[str], emergency_stop: Optional[bool],

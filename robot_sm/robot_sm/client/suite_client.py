@@ -2,9 +2,12 @@
 A Python API for operating a running robot_sm suite: the calls behind the CLI and the panel.
 
 Every operator action is one method of :class:`SuiteClient` that returns a :class:`Result`
-(``success``, ``message``, optional ``data``) the way the suite answered it, or raises
-:class:`SuiteUnavailable` when the service or topic it needs does not answer within the timeout.
-Each method documents the equivalent ``ros2 service call``.
+(``success``, ``message``, optional ``data``, and the gateway's ``code``) the way the suite
+answered it, or raises :class:`SuiteUnavailable` when the service or topic it needs does not
+answer within the timeout. Commands go to the suite's command gateway (``robot_sm/command``) as
+one operator (``by``: ``ROBOT_SM_OPERATOR`` or ``user@host``), which checks and carries each out
+in one call; a STOP goes straight to the mux. Each method names the RSM-compatible service that
+does the same for raw ROS callers.
 
     with SuiteClient(timeout=3.0) as suite:
         suite.add_waypoint(1.0, 2.0, yaw=0.5, routine='Wait')
@@ -12,11 +15,10 @@ Each method documents the equivalent ``ros2 service call``.
         print(result.success, result.message)
 
 A long activity can also be started as a :class:`~robot_sm.client.tasks.Task` to follow, wait for
-and cancel, as nav2_simple_commander's BasicNavigator does for Nav2's actions
-(:meth:`SuiteClient.follow_waypoints`, :meth:`SuiteClient.explore`, :meth:`SuiteClient.go_to`), and
-the client waits for a state or a mode (:meth:`SuiteClient.wait_for_state`,
-:meth:`SuiteClient.wait_for_mode`). All of it comes from the suite's latched topics, so it works
-from a short-lived process as from a long one:
+and cancel: a goal of the suite's action, as nav2_simple_commander's BasicNavigator does for
+Nav2's (:meth:`SuiteClient.follow_waypoints`, :meth:`SuiteClient.explore`,
+:meth:`SuiteClient.go_to`), and the client waits for a state or a mode
+(:meth:`SuiteClient.wait_for_state`, :meth:`SuiteClient.wait_for_mode`):
 
     with SuiteClient() as suite:
         task = suite.follow_waypoints('single')
@@ -25,22 +27,13 @@ from a short-lived process as from a long one:
 """
 
 import json
-import time
 from typing import Any, Dict, Optional
 
 from geometry_msgs.msg import PoseStamped
-from rclpy.duration import Duration
-from robot_sm import qos
-from robot_sm.client.connection import (
-    MODE_NAMES,
-    MODES,
-    OPERATION_MODE,
-    Result,
-    STATE_INFO,
-    SuiteUnavailable,
-    WAYPOINTS,
-)
-from robot_sm.client.interface import LATCHED_TOPICS, SERVICES, SIMPLE_GOAL, STATUS_TOPICS
+from rclpy.action import ActionClient
+from robot_sm.client.connection import MODE_NAMES, Result, SuiteUnavailable
+from robot_sm.client.control_calls import ControlCalls
+from robot_sm.client.interface import LATCHED_TOPICS, SERVICES, STATUS_TOPICS
 from robot_sm.client.status import (
     FOLLOWING_MODE_NAMES,
     held_because,
@@ -48,27 +41,49 @@ from robot_sm.client.status import (
     Status,
     waypoint_infos,
 )
-from robot_sm.client.tasks import Activity, Task, TaskEnded, WaitTimeout
+from robot_sm.client.tasks import Task, WaitTimeout
 from robot_sm.client.waypoint_calls import planar_pose, WaypointCalls
-from robot_sm_msgs.msg import OperationMode, WaypointArray
-from robot_sm_msgs.srv import GetRobotPose, SetOperationMode
+from robot_sm.contract import (
+    Command as Kind,
+    CYCLE,
+    EXPLORE_ACTION,
+    FOLLOW_WAYPOINTS_ACTION,
+    FOLLOWING_MODES,
+    GO_TO_ACTION,
+    GoalObsolete,
+    KEEP,
+    MODES,
+    MUX_COMMAND,
+    OPERATION_MODE,
+    Outcome,
+    REVERSE_MODE,
+    SELECTED_INPUT,
+    STATE,
+    STATE_INFO,
+    WAYPOINTS,
+)
+from robot_sm_msgs.action import Explore, FollowWaypoints, GoTo
+from robot_sm_msgs.msg import OperationMode, StateInfo, WaypointArray
+from robot_sm_msgs.srv import GetRobotPose
 from std_msgs.msg import Bool, String
-from std_srvs.srv import SetBool, Trigger
+from std_srvs.srv import Trigger
 
-#: States that do not take a simple goal (the state machine ignores it there).
-SIMPLE_GOAL_IGNORED_IN = ('Boot', 'Emergency Stop', 'Teleoperation')
+#: The activities' actions: (action type, name relative to the namespace).
+ACTIONS = {'waypoint following': (FollowWaypoints, FOLLOW_WAYPOINTS_ACTION),
+           'exploration': (Explore, EXPLORE_ACTION), 'simple goal': (GoTo, GO_TO_ACTION)}
 
 
-class SuiteClient(WaypointCalls):
+class SuiteClient(WaypointCalls, ControlCalls):
     """A connection to a running suite in the namespace ``namespace``: the operator's calls."""
 
     def prepare(self) -> None:
-        """Subscribe to every topic and make every service client the calls use, at once."""
+        """Subscribe to every topic and make every service and action client at once."""
         for msg_type, topic in LATCHED_TOPICS:
             self._subscribe_latched(msg_type, topic)
         for srv_type, name in SERVICES:
             self._client(srv_type, name)
-        self._publisher(*SIMPLE_GOAL, qos.EVENTS)
+        for name in ACTIONS:
+            self._action_client(name)
 
     def wait_for_mode(self, mode: Optional[str] = None, emergency_stop: Optional[bool] = None,
                       timeout: Optional[float] = None) -> ModeState:
@@ -101,67 +116,100 @@ class SuiteClient(WaypointCalls):
                               f'{limit:g} s')
         return found
 
-    def follow_waypoints(self, mode: Optional[str] = None, reverse: bool = False) -> Task[Result]:
+    # -- activities as tasks (the suite's actions) ------------------------------------------
+
+    def follow_waypoints(self, mode: Optional[str] = None, reverse: bool = False) -> Task:
         """
-        Start waypoint following as :meth:`start_waypoint_following` does; return its task.
+        Start waypoint following (in ``mode`` and direction, if given); return its task.
 
-        A refused start gives a task that has ended, REJECTED, with the suite's answer.
+        A goal of ``robot_sm/follow_waypoints``; a refused start gives a task that has ended,
+        REJECTED, with the suite's answer.
         """
-        return self._start_task(Activity.WAYPOINT_FOLLOWING,
-                                lambda: self.start_waypoint_following(mode, reverse),
-                                self.stop_waypoint_following)
+        if mode is not None and mode not in FOLLOWING_MODES:
+            raise ValueError(f"unknown following mode '{mode}': use one of "
+                             f"{', '.join(FOLLOWING_MODES)}")
+        goal = FollowWaypoints.Goal(by=self.by, reverse=reverse, following_mode=(
+            KEEP if mode is None else int(FOLLOWING_MODES[mode])))
+        return self._send('waypoint following', goal)
 
-    def explore(self, interrupt: Optional[bool] = None) -> Task[Result]:
-        """Start exploring as :meth:`start_exploration` does; return its task."""
-        return self._start_task(Activity.EXPLORATION, lambda: self.start_exploration(interrupt),
-                                self.stop_exploration)
+    def explore(self, interrupt: Optional[bool] = None) -> Task:
+        """Start exploring (``robot_sm/explore``); ``interrupt``: see :meth:`start_exploration`."""
+        return self._send('exploration', Explore.Goal(by=self.by, goal_obsolete=_obsolete(
+            interrupt)))
 
-    def go_to(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Task[Result]:
+    def go_to(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Task:
         """
-        Send a simple goal as :meth:`send_goal` does (without its wait); return its task.
+        Drive to a pose (``robot_sm/go_to``); return its task.
 
-        The goal is REJECTED if it is not a pose, if the state interface ignores it (its outcome
-        says why), or in a state that takes no simple goal (:data:`SIMPLE_GOAL_IGNORED_IN`).
+        REJECTED at once when the pose is not one (the suite's refusals come the same way).
         """
-        def start() -> Result:
-            state = self._latched[STATE_INFO].data
-            if state in SIMPLE_GOAL_IGNORED_IN:
-                return Result(False, f'{state}: a simple goal is not taken in this state')
-            # The task follows the suite's answer: no wait for acknowledgements.
-            return self._publish_goal(x, y, yaw, frame_id)
+        pose, problem = planar_pose(x, y, yaw)
+        goal = GoTo.Goal(by=self.by)
+        if pose is None:
+            task = Task('simple goal', lambda: Result(False, 'the goal was never sent'))
+            task.on_result(int(Outcome.REFUSED), problem)
+            return task
+        goal.pose.pose, goal.pose.header.frame_id = pose, frame_id
+        return self._send('simple goal', goal)
 
-        return self._start_task(Activity.SIMPLE_GOAL, start, self.cancel_goal)
+    def _action_client(self, activity: str) -> Any:
+        with self._changed:
+            client = self._actions.get(activity)
+            if client is None:
+                action, name = ACTIONS[activity]
+                client = self._actions[activity] = ActionClient(self.node, action, name)
+        return client
 
-    def take_goal(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Result:
-        """
-        Send a simple goal as :meth:`go_to` does; return once the state interface took it or not.
+    def _send(self, activity: str, goal: Any) -> Task:
+        """Send ``goal`` to the activity's action; return the task that follows it."""
+        self._check_open()
+        client = self._action_client(activity)
+        self._await(lambda: client.server_is_ready() or None, self.timeout)
+        if not client.server_is_ready():
+            raise SuiteUnavailable(f'action {self.node.resolve_topic_name(ACTIONS[activity][1])} '
+                                   f'is not available (waited {self.timeout:g} s): is the '
+                                   'suite running?')
+        handles: Dict[str, Any] = {}
 
-        Success once a state of the simple goal has run (``goal (X, Y, yaw YAW) sent``), failure
-        with the reason when the goal was not taken (the state interface's outcome, or the state
-        that takes no simple goal).
+        def cancel() -> Result:
+            handle = handles.get('goal')
+            if handle is None:
+                return Result(False, 'the goal was not accepted')
+            handle.cancel_goal_async()
+            return Result(True, f'{activity}: cancel requested')
 
-        :raises SuiteUnavailable: if neither is seen within the timeout.
-        """
-        self._goal_publisher()  # first, so that a missing state interface is named by it
-        task = self.go_to(x, y, yaw, frame_id)
-        try:
-            task.wait_for_feedback(lambda feedback: feedback.goals > 0, self.timeout)
-        except TaskEnded as ended:
-            if ended.result.feedback.goals == 0:
-                return Result(False, ended.result.message)
-        except WaitTimeout:
-            raise SuiteUnavailable(
-                f'the state interface did not take the goal within {self.timeout:g} s (its '
-                f'state stayed {task.feedback().state}): is it running?') from None
-        return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
+        task = Task(activity, cancel)
+        sent = client.send_goal_async(goal, feedback_callback=lambda m: task.on_feedback(
+            m.feedback))
+
+        def accepted(future: Any) -> None:
+            handle = future.result()
+            if handle is None or not handle.accepted:
+                task.on_result(int(Outcome.REFUSED), 'the action server rejected the goal')
+                return
+            handles['goal'] = handle
+            handle.get_result_async().add_done_callback(
+                lambda done: task.on_result(int(done.result().result.outcome),
+                                            str(done.result().result.message),
+                                            done.result().result))
+
+        sent.add_done_callback(accepted)
+        return task
+
+    # -- commands -----------------------------------------------------------------------------
 
     def set_emergency_stop(self, engaged: bool) -> Result:
         """
         Engage (true) or release (false) the latched software e-stop.
 
-        ``ros2 service call robot_sm/emergency_stop std_srvs/srv/SetBool "{data: true}"``
+        A STOP goes straight to the mux (``robot_sm/_mux/command``, naming the operator), so
+        that it works whatever else of the suite answers; a release is a command of the
+        gateway. ``ros2 service call robot_sm/emergency_stop std_srvs/srv/SetBool
+        "{data: true}"``
         """
-        return self._trigger(SetBool, 'robot_sm/emergency_stop', SetBool.Request(data=engaged))
+        if engaged:
+            return self.command(Kind.ENGAGE_EMERGENCY_STOP, service=MUX_COMMAND)
+        return self.command(Kind.RELEASE_EMERGENCY_STOP)
 
     def set_mode(self, mode: str) -> Result:
         """
@@ -174,29 +222,21 @@ class SuiteClient(WaypointCalls):
         """
         if mode not in MODES:
             return Result(False, f"unknown mode '{mode}': use one of {', '.join(MODES)}")
-        request = SetOperationMode.Request()
-        request.operation_mode = OperationMode(mode=MODES[mode], emergency_stop=False)
-        return self._trigger(SetOperationMode, 'robot_sm/set_operation_mode', request)
+        return self.command(Kind.SELECT_MODE, mode=int(MODES[mode]))
 
     def start_waypoint_following(self, mode: Optional[str] = None,
                                  reverse: bool = False) -> Result:
         """
-        Start waypoint following, in ``mode`` if given (set before the start, undone on refusal).
+        Start waypoint following, in ``mode`` and direction if given, in one command.
 
         ``ros2 service call robot_sm/start_stop_waypoint_following std_srvs/srv/SetBool
-        "{data: true}"``
+        "{data: true}"`` (without a mode)
         """
-        previous = None
-        if mode is not None:
-            previous = self.waypoints().data
-            result = self.set_following_mode(mode, reverse)
-            if not result.success:
-                return result
-        result = self._trigger(SetBool, 'robot_sm/start_stop_waypoint_following',
-                               SetBool.Request(data=True))
-        if not result.success and previous is not None:
-            self.set_following_mode(previous['mode'], previous['reverse'])
-        return result
+        if mode is not None and mode not in FOLLOWING_MODES:
+            return Result(False, f"unknown following mode '{mode}': use one of "
+                                 f"{', '.join(FOLLOWING_MODES)}")
+        return self.command(Kind.START_WAYPOINT_FOLLOWING, reverse=reverse, following_mode=(
+            KEEP if mode is None else int(FOLLOWING_MODES[mode])))
 
     def stop_waypoint_following(self) -> Result:
         """
@@ -205,28 +245,15 @@ class SuiteClient(WaypointCalls):
         ``ros2 service call robot_sm/start_stop_waypoint_following std_srvs/srv/SetBool
         "{data: false}"``
         """
-        return self._trigger(SetBool, 'robot_sm/start_stop_waypoint_following',
-                             SetBool.Request(data=False))
+        return self.command(Kind.STOP_WAYPOINT_FOLLOWING)
 
     def start_exploration(self, interrupt: Optional[bool] = None) -> Result:
         """
-        Start exploring; ``interrupt`` selects the goal-obsolete behaviour (set before the start).
+        Start exploring; ``interrupt`` selects the goal-obsolete behaviour in the same command.
 
         ``ros2 service call robot_sm/start_stop_exploration std_srvs/srv/SetBool "{data: true}"``
         """
-        previous = None
-        if interrupt is not None:
-            previous = self.call(Trigger, 'robot_sm/get_exploration_mode').success
-            result = self._trigger(SetBool, 'robot_sm/set_exploration_mode',
-                                   SetBool.Request(data=interrupt))
-            if not result.success:
-                return result
-        result = self._trigger(SetBool, 'robot_sm/start_stop_exploration',
-                               SetBool.Request(data=True))
-        if not result.success and previous is not None and previous != interrupt:
-            self._trigger(SetBool, 'robot_sm/set_exploration_mode',
-                          SetBool.Request(data=previous))
-        return result
+        return self.command(Kind.START_EXPLORATION, goal_obsolete=_obsolete(interrupt))
 
     def stop_exploration(self) -> Result:
         """
@@ -234,55 +261,21 @@ class SuiteClient(WaypointCalls):
 
         ``ros2 service call robot_sm/start_stop_exploration std_srvs/srv/SetBool "{data: false}"``
         """
-        return self._trigger(SetBool, 'robot_sm/start_stop_exploration',
-                             SetBool.Request(data=False))
+        return self.command(Kind.STOP_EXPLORATION)
 
     def send_goal(self, x: float, y: float, yaw: float = 0.0, frame_id: str = 'map') -> Result:
         """
-        Send a simple navigation goal (as RViz's "2D Goal Pose" does).
+        Drive to a simple goal (as RViz's "2D Goal Pose" does); answer once it was taken or not.
 
         ``ros2 topic pub --once robot_sm/simple_goal geometry_msgs/msg/PoseStamped
         "{header: {frame_id: map}, pose: {position: {x: 1.0, y: 2.0}}}"``
         """
-        result = self._publish_goal(x, y, yaw, frame_id)
-        if not result.success:
-            return result
-        # A process that ends at once would take an unacknowledged goal along. Polled: rclpy's
-        # wait_for_all_acked holds the GIL while it waits, which froze every thread of the
-        # caller's process (a web console's event loop, a panel's GUI, the robot-sm daemon) until
-        # the state interface acknowledged, up to seconds on a loaded machine.
-        publisher, deadline = self._goal_publisher(), time.monotonic() + self.timeout
-        while not publisher.wait_for_all_acked(Duration()) and time.monotonic() < deadline:
-            self._check_open()
-            time.sleep(0.005)
-        return result
-
-    def _publish_goal(self, x: float, y: float, yaw: float, frame_id: str) -> Result:
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
         goal = PoseStamped(pose=pose)
         goal.header.frame_id = frame_id
-        goal.header.stamp = self.node.get_clock().now().to_msg()
-        self._goal_publisher().publish(goal)
-        return Result(True, f'goal ({x:g}, {y:g}, yaw {yaw:g}) sent')
-
-    def _goal_publisher(self) -> Any:
-        """
-        Return the publisher of simple goals (made once) once the state interface subscribes.
-
-        :raises SuiteUnavailable: if nobody subscribes within the timeout.
-        """
-        publisher = self._publisher(*SIMPLE_GOAL, qos.EVENTS)
-        deadline = time.monotonic() + self.timeout
-        while publisher.get_subscription_count() == 0:
-            self._check_open()
-            if time.monotonic() >= deadline:
-                raise SuiteUnavailable(
-                    f'nobody subscribes to {publisher.topic_name} (waited '
-                    f'{self.timeout:g} s): is the state interface running?')
-            time.sleep(0.01)
-        return publisher
+        return self.command(Kind.GO_TO, pose=goal)
 
     def cancel_goal(self) -> Result:
         """
@@ -290,7 +283,23 @@ class SuiteClient(WaypointCalls):
 
         ``ros2 service call robot_sm/stop_2d_nav_goal std_srvs/srv/Trigger``
         """
-        return self._trigger(Trigger, 'robot_sm/stop_2d_nav_goal')
+        return self.command(Kind.CANCEL_GOAL)
+
+    def pause(self) -> Result:
+        """
+        Pause the running activity: the robot holds still, the activity keeps its place.
+
+        ``ros2 service call robot_sm/pause std_srvs/srv/Trigger``
+        """
+        return self.command(Kind.PAUSE)
+
+    def resume(self) -> Result:
+        """
+        Continue the paused activity where it was (AUTONOMOUS is selected for it).
+
+        ``ros2 service call robot_sm/continue std_srvs/srv/Trigger``
+        """
+        return self.command(Kind.CONTINUE)
 
     def set_reverse(self, reverse: bool) -> Result:
         """
@@ -298,7 +307,7 @@ class SuiteClient(WaypointCalls):
 
         ``ros2 service call robot_sm/set_reverse_mode std_srvs/srv/SetBool "{data: true}"``
         """
-        return self._trigger(SetBool, 'robot_sm/set_reverse_mode', SetBool.Request(data=reverse))
+        return self.command(Kind.SET_REVERSE, reverse=reverse)
 
     def state(self) -> Result:
         """
@@ -315,7 +324,7 @@ class SuiteClient(WaypointCalls):
         ``ros2 topic echo --once robot_sm/cycle`` (JSON, transient local);
         :func:`robot_sm.statemachine.cycle.table` prints it.
         """
-        return json.loads(self.latched(String, 'robot_sm/cycle').data)
+        return json.loads(self.latched(String, CYCLE).data)
 
     def status(self) -> Status:
         """Collect state, mode, e-stop, the input that drives, waypoints and pose at once."""
@@ -329,13 +338,14 @@ class SuiteClient(WaypointCalls):
         status.mode = MODE_NAMES.get(mode.mode, str(mode.mode))
         status.emergency_stop = bool(mode.emergency_stop)
         status.held = held_because(status.mode, status.emergency_stop)
-        status.selected_input = self.latched(String, 'robot_sm/selected_input').data
+        status.selected_input = self.latched(String, SELECTED_INPUT).data
         array = self.latched(WaypointArray, WAYPOINTS)
         status.waypoints = waypoint_infos(array)
         status.following_mode = FOLLOWING_MODE_NAMES.get(array.mode, str(array.mode))
         status.following_reverse = bool(array.reverse)
-        status.driving_reverse = bool(self.latched(Bool, 'robot_sm/reverse_mode').data)
-        status.outcome = self._last_outcome()
+        status.driving_reverse = bool(self.latched(Bool, REVERSE_MODE).data)
+        status.read_state(self.latched(StateInfo, STATE))
+        status.control = self.control()
         try:
             pose = self.robot_pose()
         except SuiteUnavailable as error:
@@ -346,3 +356,10 @@ class SuiteClient(WaypointCalls):
             else:
                 status.pose_error = pose.message
         return status
+
+
+def _obsolete(interrupt: Optional[bool]) -> int:
+    """Return the goal-obsolete behaviour of an exploration start (None: keep the setting)."""
+    if interrupt is None:
+        return KEEP
+    return int(GoalObsolete.INTERRUPT if interrupt else GoalObsolete.FINISH)

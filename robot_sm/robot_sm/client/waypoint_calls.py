@@ -1,23 +1,23 @@
 """
-The waypoint calls of :class:`robot_sm.client.SuiteClient`: the list, its edits, its mode.
+The waypoint calls of :class:`robot_sm.client.SuiteClient`: the list and its edits.
 
-Each method documents the equivalent ``ros2 service call``; a pose is checked (finite, a
-normalisable quaternion) before anything is sent.
+Edits are commands of the gateway (``robot_sm/command``), given as the client's operator; each
+method names the RSM service that does the same for raw ROS callers. A pose is checked (finite,
+a normalisable quaternion) before anything is sent.
 """
 
 import math
-from typing import Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
-from geometry_msgs.msg import Pose
+from geometry_msgs.msg import Pose, PoseStamped
 from robot_sm.client.connection import Result, SuiteConnection
-from robot_sm.client.status import FOLLOWING_MODE_NAMES, FOLLOWING_MODES, waypoint_infos
+from robot_sm.client.status import FOLLOWING_MODE_NAMES, waypoint_infos
+from robot_sm.contract import Command as Kind
 from robot_sm.planar import quaternion_from_yaw, yaw_from_quaternion
 from robot_sm.waypoint_messages import pose_message
 from robot_sm.waypoints.errors import RequestError
 from robot_sm.waypoints.pose import checked_pose
 from robot_sm_msgs import srv
-from robot_sm_msgs.msg import Waypoint
-from std_srvs.srv import Trigger
 
 
 def planar_pose(x: float, y: float, yaw: float) -> Tuple[Optional[Pose], str]:
@@ -52,16 +52,15 @@ class WaypointCalls(SuiteConnection):
         """
         Add a waypoint (before ``position``; -1 appends). ``data`` is the new waypoint's id.
 
-        ``ros2 service call robot_sm/add_waypoint robot_sm_msgs/srv/AddWaypoint
-        "{waypoint: {pose: {position: {x: 1.0, y: 2.0}}, routine: ''}, position: -1}"``
+        Command ADD_WAYPOINT (the RSM service: ``ros2 service call robot_sm/add_waypoint
+        robot_sm_msgs/srv/AddWaypoint "{waypoint: {pose: {position: {x: 1.0, y: 2.0}}},
+        position: -1}"``).
         """
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        request = srv.AddWaypoint.Request(position=position)
-        request.waypoint = Waypoint(pose=pose, routine=routine)
-        response = self.call(srv.AddWaypoint, 'robot_sm/add_waypoint', request)
-        return Result(bool(response.success), str(response.message), int(response.id))
+        return self.command(Kind.ADD_WAYPOINT, pose=PoseStamped(pose=pose), routine=routine,
+                            position=position)
 
     def robot_pose(self) -> Result:
         """
@@ -84,38 +83,46 @@ class WaypointCalls(SuiteConnection):
         x, y, yaw = pose.data
         return self.add_waypoint(x, y, yaw, routine, position)
 
-    def move_waypoint(self, position: int, x: float, y: float, yaw: float = 0.0) -> Result:
+    def move_waypoint(self, position: int, x: float, y: float, yaw: float = 0.0,
+                      waypoint_id: Optional[int] = None) -> Result:
         """
-        Move waypoint ``position`` to a new pose.
+        Move waypoint ``position`` (or the one with ``waypoint_id``) to a new pose.
 
-        ``ros2 service call robot_sm/move_waypoint robot_sm_msgs/srv/MoveWaypoint
-        "{position: 0, pose: {position: {x: 1.0, y: 2.0}}}"``
+        Command MOVE_WAYPOINT (``robot_sm/move_waypoint`` by index).
         """
         pose, problem = planar_pose(x, y, yaw)
         if pose is None:
             return Result(False, problem)
-        return self._trigger(srv.MoveWaypoint, 'robot_sm/move_waypoint',
-                             srv.MoveWaypoint.Request(position=position, pose=pose))
+        return self.command(Kind.MOVE_WAYPOINT, pose=PoseStamped(pose=pose),
+                            **_naming(position, waypoint_id))
 
-    def remove_waypoint(self, position: int) -> Result:
+    def remove_waypoint(self, position: int = -1, waypoint_id: Optional[int] = None) -> Result:
         """
-        Remove waypoint ``position``.
+        Remove waypoint ``position`` (or the one with ``waypoint_id``).
 
-        ``ros2 service call robot_sm/remove_waypoint robot_sm_msgs/srv/RemoveWaypoint
-        "{position: 0}"``
+        Command REMOVE_WAYPOINT (``robot_sm/remove_waypoint`` by index).
         """
-        return self._trigger(srv.RemoveWaypoint, 'robot_sm/remove_waypoint',
-                             srv.RemoveWaypoint.Request(position=position))
+        return self.command(Kind.REMOVE_WAYPOINT, **_naming(position, waypoint_id))
 
-    def set_routine(self, position: int, routine: str) -> Result:
+    def set_routine(self, position: int, routine: str,
+                    waypoint_id: Optional[int] = None) -> Result:
         """
-        Set the routine of waypoint ``position`` ('' for none).
+        Set the routine of waypoint ``position`` (or of ``waypoint_id``; '' for none).
 
-        ``ros2 service call robot_sm/set_waypoint_routine robot_sm_msgs/srv/SetWaypointRoutine
-        "{position: 0, routine: Wait}"``
+        Command SET_WAYPOINT_ROUTINE (``robot_sm/set_waypoint_routine`` by index).
         """
-        return self._trigger(srv.SetWaypointRoutine, 'robot_sm/set_waypoint_routine',
-                             srv.SetWaypointRoutine.Request(position=position, routine=routine))
+        return self.command(Kind.SET_WAYPOINT_ROUTINE, routine=routine,
+                            **_naming(position, waypoint_id))
+
+    def reorder_waypoint(self, position: int, to: int,
+                         waypoint_id: Optional[int] = None) -> Result:
+        """
+        Move waypoint ``position`` (or ``waypoint_id``) to index ``to``; it keeps id and flags.
+
+        Command REORDER_WAYPOINT.
+        """
+        return self.command(Kind.REORDER_WAYPOINT, position=to,
+                            **_naming(position, waypoint_id))
 
     def routines(self) -> Result:
         """
@@ -131,20 +138,14 @@ class WaypointCalls(SuiteConnection):
         """
         Mark every waypoint pending again.
 
-        ``ros2 service call robot_sm/reset_waypoints std_srvs/srv/Trigger``
+        Command RESET_WAYPOINTS (``ros2 service call robot_sm/reset_waypoints
+        std_srvs/srv/Trigger``).
         """
-        return self._trigger(Trigger, 'robot_sm/reset_waypoints')
+        return self.command(Kind.RESET_WAYPOINTS)
 
-    def set_following_mode(self, mode: str, reverse: bool = False) -> Result:
-        """
-        Set the waypoint following mode (``single``, ``roundtrip``, ``patrol``) and direction.
 
-        ``ros2 service call robot_sm/set_waypoint_following_mode
-        robot_sm_msgs/srv/SetWaypointFollowingMode "{mode: 1, reverse: false}"``
-        """
-        if mode not in FOLLOWING_MODES:
-            return Result(False, f"unknown following mode '{mode}': use one of "
-                                 f"{', '.join(FOLLOWING_MODES)}")
-        return self._trigger(
-            srv.SetWaypointFollowingMode, 'robot_sm/set_waypoint_following_mode',
-            srv.SetWaypointFollowingMode.Request(mode=FOLLOWING_MODES[mode], reverse=reverse))
+def _naming(position: int, waypoint_id: Optional[int]) -> Dict[str, Any]:
+    """Return the fields that name a waypoint: its id if given, else its index."""
+    if waypoint_id is not None:
+        return {'waypoint_id': waypoint_id}
+    return {'index': position}

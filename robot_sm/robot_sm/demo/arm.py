@@ -26,9 +26,9 @@ from geometry_msgs.msg import PoseStamped
 import numpy as np
 from rclpy.node import Node
 from robot_sm import qos
-from robot_sm.bringup.resources import share_directory
 from robot_sm.bringup.suite_nodes import SIMULATOR, TELEOP
 from robot_sm.bringup.suite_process import SuiteProcess
+from robot_sm.resources import share_directory
 from robot_sm.sim import ArmModel
 from robot_sm.xr.session import XrSession
 from robot_sm_control import ControlType

@@ -16,13 +16,13 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from nav_msgs.msg import Odometry
+from robot_sm.bringup.recorder import Recorder
 from robot_sm.bringup.running_fleet import RunningFleet
 from robot_sm.bringup.suite_nodes import fleet_names, ROBOT_NODES, SIMULATOR, SUITE
 from robot_sm.client.fleet import FleetClient
 from robot_sm.client.tasks import Task, TaskEnded, WaitTimeout
 from robot_sm.demo.drawing import draw_grid, path_driven, save_map_figure
 from robot_sm.grid import OccupancyGrid
-from robot_sm.testing import Recorder
 import yaml
 
 #: Seconds after the robots set off until the fleet-wide stop.
@@ -111,7 +111,7 @@ def run_fleet(files: List[pathlib.Path], plan_file: pathlib.Path, count: int,
                     for name, suite in fleet.suites.items()}
         found = operator.wait_for_robots(count=count, timeout=10.0)
         echo(f"fleet view: {len(found)} robots ({', '.join(found)})")
-        tasks: Dict[str, Task[Any]] = {}
+        tasks: Dict[str, Task] = {}
         for robot in run.robots:
             client = fleet.suites[robot.name].client
             for point in robot.plan:
@@ -164,7 +164,7 @@ def _stop_the_fleet(run: FleetRun, operator: FleetClient,
 
 
 def _release_the_fleet(run: FleetRun, fleet: RunningFleet, operator: FleetClient,
-                       tasks: Dict[str, Task[Any]], echo: Callable[[str], None]) -> None:
+                       tasks: Dict[str, Task], echo: Callable[[str], None]) -> None:
     """Release every e-stop; the operator selects autonomy and starts following again."""
     run.released = time.monotonic()
     missing = [a.namespace for a in operator.emergency_stop(False) if not a.confirmed]
@@ -185,7 +185,7 @@ def _release_the_fleet(run: FleetRun, fleet: RunningFleet, operator: FleetClient
     echo('fleet released; autonomy and waypoint following started again on every robot')
 
 
-def _finish_the_rounds(run: FleetRun, tasks: Dict[str, Task[Any]], timeout: float,
+def _finish_the_rounds(run: FleetRun, tasks: Dict[str, Task], timeout: float,
                        echo: Callable[[str], None]) -> None:
     """Wait until every robot completed a round, then stop its following."""
     deadline = time.monotonic() + timeout

@@ -3,8 +3,10 @@ The demo: the whole suite drives a simulated robot, with no robot and no ROS ins
 
 1. Office world, full map: load the waypoints of ``config/demo_waypoints.yaml``, switch the mux
    to autonomy, follow the waypoints in ROUNDTRIP mode for one full round (one waypoint runs the
-   ``Wait`` routine), then send one simple goal; meanwhile the web operator console is
-   photographed at a phone's and a laptop's size (where Chromium is installed).
+   ``Wait`` routine), end it with an e-stop while the robot drives on (the incident recorder
+   writes it, and its figures are printed), release it, then send one simple goal; meanwhile
+   the web operator console is photographed at a phone's and a laptop's size (where Chromium
+   is installed).
 2. Maze world, unknown map: explore until no frontier is left, the map revealed by the simulated
    range sensor.
 3. The arm: a recorded XR session drives the simulated SO-101-class arm through teleop
@@ -26,12 +28,13 @@ import sys
 import time
 from typing import Callable, List, Optional
 
-from robot_sm.bringup.resources import share_directory
 from robot_sm.client import SuiteUnavailable
 from robot_sm.demo.arm import ArmPhaseFailure, ArmRun, recorded_counts, run_arm, tracking_figures
 from robot_sm.demo.arm_drawing import draw_arm
 from robot_sm.demo.fleet import draw_fleet, FleetDemoFailure, run_fleet
+from robot_sm.demo.incident import describe as describe_incident
 from robot_sm.demo.suite_phases import DemoFailure, draw, Phase, run_exploration, run_waypoints
+from robot_sm.resources import share_directory
 
 #: Prints one line of the demo's narration.
 Echo = Callable[[str], None]
@@ -118,6 +121,8 @@ def _summary(run: DemoRun, total: float, echo: Echo) -> None:
              f"({first['waypoints_unreachable']} unreachable) in {phases[0].duration:.1f} s, "
              f'{phases[0].distance:.1f} m driven')
         echo(f"  simple goal           reached, {first['simple_goal_error'] * 100:.0f} cm off")
+        if 'incident' in first:
+            echo(f"  e-stop incident       {describe_incident(first['incident'])}")
     if len(phases) > 1:
         second = phases[1]
         echo(f"  exploration           {second.notes['explored_fraction']:.1%} of the free "

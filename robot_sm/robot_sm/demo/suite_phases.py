@@ -13,9 +13,9 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from nav_msgs.msg import Odometry
+from robot_sm.bringup.recorder import Recorder
 from robot_sm.bringup.running_suite import RunningSuite
 from robot_sm.bringup.suite_nodes import NodeSpec, SIMULATION, SUITE
-from robot_sm.client import Result
 from robot_sm.client.tasks import (
     describe,
     Task,
@@ -26,9 +26,9 @@ from robot_sm.client.tasks import (
     WaitTimeout,
 )
 from robot_sm.demo.drawing import draw_grid, path_driven, save_map_figure
+from robot_sm.demo.incident import DemoRecorder, stop_while_driving
 from robot_sm.demo.web_screenshots import ConsoleScreenshots
 from robot_sm.grid import OccupancyGrid
-from robot_sm.testing import Recorder
 import yaml
 
 
@@ -96,7 +96,7 @@ class Narrator:
             return '(unknown)'
         return f'({msg.pose.pose.position.x:.2f}, {msg.pose.pose.position.y:.2f})'
 
-    def follow(self, task: Task[Result], what: str, timeout: float,
+    def follow(self, task: Task, what: str, timeout: float,
                progress: Callable[[TaskFeedback], str],
                until: Optional[Callable[[TaskFeedback], bool]] = None,
                ) -> Union[TaskFeedback, TaskResult]:
@@ -134,47 +134,61 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
-def _started(task: Task[Result], what: str) -> Task[Result]:
+def _started(task: Task, what: str) -> Task:
     result = task.result()
     if result is not None:
         raise DemoFailure(f'{what}: {result.message}')
     return task
 
 
-RECORDER = NodeSpec('topic_recorder', 'robot_sm.nodes.topic_recorder:TopicRecorder')
+TOPIC_RECORDER = NodeSpec('topic_recorder', 'robot_sm.nodes.topic_recorder:TopicRecorder')
+#: Seconds the incident recorder writes after an incident (its default).
+AFTER_SECONDS = 5.0
 
 
 def _start_suite(world: str, overrides: Dict[str, Dict[str, Any]],
                  files: List[pathlib.Path], recording: pathlib.Path) -> RunningSuite:
     import rclpy.logging
-    for spec in list(SUITE) + list(SIMULATION) + [RECORDER]:
+    for spec in list(SUITE) + list(SIMULATION) + [TOPIC_RECORDER]:
         # The demo prints its own progress lines: the nodes only speak up for warnings.
         rclpy.logging.set_logger_level(spec.executable, rclpy.logging.LoggingSeverity.WARN)
     recording.parent.mkdir(parents=True, exist_ok=True)
     # The demo starts from a clean slate every time: no e-stop latched by an earlier session.
     mux = {'emergency_stop_file': '', **overrides.get('robot_control_mux', {})}
-    return RunningSuite(world=world, parameter_files=files, extra_nodes=[RECORDER],
+    return RunningSuite(world=world, parameter_files=files, extra_nodes=[TOPIC_RECORDER],
                         parameters={**overrides, 'robot_control_mux': mux,
                                     'topic_recorder': {'output': str(recording)}})
+
+
+def _speed(odometry: Optional[Odometry]) -> float:
+    if odometry is None:
+        return 0.0
+    return math.hypot(odometry.twist.twist.linear.x, odometry.twist.twist.linear.y)
 
 
 def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
                   waypoints_file: pathlib.Path, timeout: float, recording: pathlib.Path,
                   pictures: Optional[pathlib.Path] = None) -> Phase:
     """
-    Phase 1: one ROUNDTRIP round over the demo waypoints, then a simple goal.
+    Phase 1: one ROUNDTRIP round over the demo waypoints ended by an e-stop, then a simple goal.
 
-    With ``pictures``, the web console's pictures are taken into that folder meanwhile.
+    The e-stop, engaged while the robot drives on into the next round, is an incident of the
+    incident recorder (written to ``incidents/`` beside the recording), whose figures are kept in
+    the phase's notes. With ``pictures``, the web console's pictures are taken into that folder
+    meanwhile.
     """
     phase = Phase('waypoint round and simple goal', 'office', started=time.monotonic())
     plan = yaml.safe_load(waypoints_file.read_text())['waypoints']
     overrides = {'state_interface': {'Navigation.max_linear_speed': 0.45,
                                      'WaitRoutine.wait_duration': 2.0},
                  'robot_sim': {'start_x': 1.0, 'start_y': 1.0}}
-    with _start_suite('office', overrides, files, recording) as suite, \
+    with DemoRecorder(recording.parent / 'incidents', parameter_files=files) as recorder, \
+            _start_suite('office', overrides, files, recording) as suite, \
             ConsoleScreenshots(suite, pictures, echo):
         client, narrator = suite.client, Narrator(suite, phase, echo)
         narrator.tell_states()
+        if not recorder.wait_ready():
+            raise DemoFailure(f'the incident recorder did not start: {recorder.output()}')
         for point in plan:
             _check(client.add_waypoint(point['x'], point['y'], point.get('yaw', 0.0),
                                        point.get('routine', '')), 'add waypoint')
@@ -188,12 +202,20 @@ def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
                        f'{narrator.pose_text()} | driven {phase.distance:.1f} m'),
             until=lambda f: f.rounds >= 1)
         assert isinstance(done, TaskFeedback)
-        _check(following.cancel(), 'stop waypoint following')
         phase.notes['waypoints_reached'] = done.visited
         phase.notes['waypoints_unreachable'] = done.unreachable
         phase.notes['waypoint_count'] = done.total
         echo(f'round complete: {done.visited}/{done.total} reached')
+        try:
+            phase.notes['incident'] = stop_while_driving(
+                lambda: _check(client.set_emergency_stop(True), 'e-stop'),
+                lambda: _speed(narrator.odom.last), recorder, AFTER_SECONDS, echo)
+        except RuntimeError as failure:
+            raise DemoFailure(str(failure)) from failure
         narrator.follow(following, 'stop following', 10.0, describe)
+        _check(client.set_emergency_stop(False), 'release the e-stop')
+        client.wait_for_state('Idle')
+        _check(client.set_mode('autonomy'), 'autonomy mode')
 
         x, y, yaw = SIMPLE_GOAL
         goal = _started(client.go_to(x, y, yaw), 'simple goal')
@@ -257,7 +279,7 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from robot_sm.nodes.waypoint_markers import colour_of
+    from robot_sm.contract import WAYPOINT_COLOURS, waypoint_status
     figure, axes = plt.subplots(1, len(phases), figsize=(7 * len(phases), 6))
     if len(phases) == 1:
         axes = [axes]
@@ -269,9 +291,9 @@ def draw(phases: List[Phase], path: pathlib.Path) -> None:
             axis.plot(xs, ys, '-', color='tab:orange', linewidth=1.5, label='path driven')
             axis.plot(xs[0], ys[0], 'o', color='tab:orange', markersize=8, label='start')
         for index, waypoint in enumerate(phase.waypoints):
-            colour = colour_of(waypoint.visited, waypoint.unreachable)
+            colour = WAYPOINT_COLOURS[waypoint_status(waypoint.visited, waypoint.unreachable)]
             p = waypoint.pose.position
-            axis.plot(p.x, p.y, 'v', color=(colour.r, colour.g, colour.b), markersize=12)
+            axis.plot(p.x, p.y, 'v', color=colour[:3], markersize=12)
             label = f'{index}: {waypoint.routine}' if waypoint.routine else str(index)
             axis.annotate(label, (p.x, p.y), textcoords='offset points', xytext=(6, 6))
         if 'goal' in phase.notes:

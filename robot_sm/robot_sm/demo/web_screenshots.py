@@ -31,7 +31,7 @@ class ConsoleScreenshots:
     def __init__(self, suite: RunningSuite, output: Optional[pathlib.Path],
                  echo: Callable[[str], None]) -> None:
         """Serve the console of ``suite`` and take the pictures into ``output`` (None: none)."""
-        from robot_sm.testing.browser import unavailable_reason
+        from robot_sm.demo.browser import unavailable_reason
         self.echo = echo
         self.output = output or pathlib.Path('.')
         self.saved: List[pathlib.Path] = []
@@ -53,7 +53,7 @@ class ConsoleScreenshots:
         self._thread.start()
 
     def _photograph(self) -> None:
-        from robot_sm.testing.browser import Browser
+        from robot_sm.demo.browser import Browser
         time.sleep(DELAY)
         assert self._server is not None
         for name, width, height, phone in SIZES:

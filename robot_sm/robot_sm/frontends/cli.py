@@ -19,7 +19,8 @@ import os
 import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
-from robot_sm.frontends import cli_arguments as arguments, cli_verbs as verbs
+from robot_sm.frontends import cli_arguments as arguments, cli_control as control
+from robot_sm.frontends import cli_incidents, cli_verbs as verbs
 from robot_sm.frontends.cli_parser import add_verbs
 from robot_sm.frontends.cli_verbs import Emit, EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE
 from robot_sm.frontends.command import entry_point
@@ -44,6 +45,8 @@ class Verb(NamedTuple):
     #: Whether doing it twice does what doing it once does (it reads, or sets a value): then a
     #: daemon that ends before it answers is taken over by the command's own process.
     repeatable: bool = False
+    #: Whether it takes --operator after the verb (no for a verb with an --operator of its own).
+    names_operator: bool = True
 
     def for_daemon(self, args: argparse.Namespace) -> bool:
         """Return whether the command ``args`` name is one the daemon does."""
@@ -56,6 +59,9 @@ class Verb(NamedTuple):
         with verbs.suite_of(args) as suite:
             result = self.function(suite, args)
         emit(result, result.message)
+        if getattr(result, 'control_acquired', False):
+            print('robot-sm: you hold the control of the robot now (robot-sm control give-up '
+                  'gives it up)', file=sys.stderr)
         return EXIT_OK if result.success else EXIT_REFUSED
 
 
@@ -90,8 +96,18 @@ VERBS: Dict[str, Verb] = {
     'goal send': Verb(verbs.goal_send, [arguments.pose, arguments.goal_frame]),
     'goal cancel': Verb(verbs.goal_cancel),
     'reverse': Verb(verbs.reverse, [arguments.on_off], repeatable=True),
+    'pause': Verb(verbs.pause, repeatable=True),
+    'continue': Verb(verbs.resume, repeatable=True),
+    'control': Verb(control.control_status, asks_suite=False, repeatable=True),
+    'control take': Verb(control.control_take, repeatable=True),
+    'control give-up': Verb(control.control_give_up, repeatable=True),
+    'audit': Verb(control.audit, [control.audit_options], asks_suite=False, repeatable=True,
+                  names_operator=False),
     'plugins': Verb(verbs.plugins, asks_suite=False, repeatable=True),
     'record': Verb(verbs.record, [arguments.record_options], asks_suite=False, in_daemon=False),
+    'incidents': Verb(cli_incidents.incidents, [cli_incidents.incidents_arguments],
+                      asks_suite=False, in_daemon=False),
+    'snapshot': Verb(cli_incidents.snapshot),
     'daemon start': Verb(daemon_control.start, asks_suite=False, in_daemon=False),
     'daemon stop': Verb(daemon_control.stop, [arguments.all_daemons], asks_suite=False,
                         in_daemon=False),

@@ -20,13 +20,17 @@ def finite(text: str) -> float:
 
 def complete_worlds(**_: Any) -> Iterable[str]:
     """Complete --world with the shipped worlds (argcomplete calls this)."""
-    from robot_sm.bringup.resources import shipped_worlds
+    from robot_sm.resources import shipped_worlds
     return shipped_worlds()
 
 
-def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) -> None:
+def common_options(parser: argparse.ArgumentParser, after_verb: bool = False,
+                   operator: bool = True) -> None:
     """
-    Add --namespace, --timeout and --json: before the verb, and (``after_verb``) after it.
+    Add the options every verb takes: before the verb, and (``after_verb``) after it.
+
+    They are --namespace, --timeout, --json, --no-daemon and (unless not ``operator``: a verb
+    with an --operator of its own) --operator.
 
     After the verb, as ros2cli's options are (``robot-sm status --json``), an option given
     there wins over the same before the verb; not given, it leaves that one's value.
@@ -43,6 +47,10 @@ def common_options(parser: argparse.ArgumentParser, after_verb: bool = False) ->
     parser.add_argument('--no-daemon', action='store_true', default=default(False),
                         help='do the command in this process, not in the robot-sm daemon '
                              '(also: ROBOT_SM_NO_DAEMON=1)')
+    if operator:
+        parser.add_argument('--operator', default=default(None), metavar='NAME',
+                            help='who gives the command (default: ROBOT_SM_OPERATOR, else '
+                                 'user@host)')
 
 
 def on_off(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +104,7 @@ def goal_frame(parser: argparse.ArgumentParser) -> None:
 
 
 def up_options(parser: argparse.ArgumentParser) -> None:
-    from robot_sm.bringup.resources import shipped_worlds
+    from robot_sm.resources import shipped_worlds
     parser.add_argument('--sim', action='store_true',
                         help='also run base_controller and robot_sim, the simulated robot')
     world = parser.add_argument('--world', metavar='NAME',
@@ -120,6 +128,9 @@ def up_options(parser: argparse.ArgumentParser) -> None:
                              'of its own; it prints its address with the token)')
     parser.add_argument('--web-port', type=int, default=8080, metavar='PORT',
                         help='port of --web (default 8080)')
+    parser.add_argument('--no-recorder', action='store_true',
+                        help='do not run the incident recorder (on by default, in a process of '
+                             'its own: robot-sm incidents)')
     # One robot of a simulated fleet: its suite and base controller, robot_sim runs elsewhere.
     parser.add_argument('--fleet-robot', action='store_true', help=argparse.SUPPRESS)
 

@@ -1,5 +1,6 @@
-"""What ``robot-sm`` prints: the status screen, waypoint and fleet tables, the fleet's answers."""
+"""What ``robot-sm`` prints: status, waypoints, the fleet, control, the audit log."""
 
+import time
 from typing import Any, List
 
 
@@ -19,12 +20,16 @@ def format_status(status: Any) -> str:
     estop = 'ENGAGED' if status.emergency_stop else 'released'
     pose = (f'({status.pose[0]:.2f}, {status.pose[1]:.2f}, yaw {status.pose[2]:.2f})'
             if status.pose else f'unknown ({status.pose_error})')
+    doing = f'    ({status.activity})' if status.activity else ''
     last = f'    (last: {status.outcome})' if status.outcome else ''
     visited = sum(w.visited for w in status.waypoints)
     unreachable = sum(w.unreachable for w in status.waypoints)
     return '\n'.join([
-        f'state      {status.state}{last}',
+        f'state      {status.state}{doing}{last}',
         f'mode       {status.mode}    e-stop {estop}    input {status.selected_input}',
+        *([format_control(status.control)] if status.control is not None else []),
+        *([f'paused     resumable: {status.paused} (robot-sm continue resumes it)']
+          if status.paused else []),
         *([f'held       {status.held}'] if status.held else []),
         f"driving    {'reverse' if status.driving_reverse else 'forward'}",
         f'pose       {pose}',
@@ -63,3 +68,43 @@ def format_acknowledgements(acknowledgements: List[Any], engaged: bool) -> str:
         f'{a.namespace:<{width}}  {done} (confirmed in {a.seconds * 1000:.0f} ms)'
         if a.confirmed else f'{a.namespace:<{width}}  {a.verdict}: {a.message}'
         for a in acknowledgements)
+
+
+def _clock(seconds: float) -> str:
+    return time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(seconds))
+
+
+def format_control(info: Any) -> str:
+    """Return who holds control in one line."""
+    if info is None:
+        return 'control    not known (no robot_sm/control yet)'
+    if not info.held:
+        line = 'control    free: the first operator command acquires it'
+    else:
+        where = ', '.join(part for part in (info.surface, info.address) if part)
+        stale = (f', STALE (silent for more than {info.stale_after:g} s: anyone may take it)'
+                 if info.stale else '')
+        mine = ' (you)' if info.mine else ''
+        line = (f'control    held by {info.holder}{mine}{f" ({where})" if where else ""} '
+                f'since {_clock(info.since)}{stale}')
+    if info.taken_from:
+        line += f'; taken from {info.taken_from} at {_clock(info.taken_at)}'
+    if info.raw_ros_open:
+        line += '; raw ROS is open'
+    return line
+
+
+def format_audit(records: List[Any]) -> str:
+    """Return the audit entries, one a line: time, who, where, what, answer."""
+    if not records:
+        return '(no entries)'
+    lines = []
+    for record in records:
+        who = record.operator or f'raw ROS ({record.surface or "?"})'
+        where = f' ({record.surface}, {record.address})' if record.operator else ''
+        arguments = ' ' + ' '.join(f'{k}={v}' for k, v in record.arguments.items()) \
+            if record.arguments else ''
+        answer = record.code if not record.success else 'done'
+        lines.append(f'{_clock(record.time)}  {record.kind:<7} {who}{where}: '
+                     f'{record.command}{arguments} -> {answer}: {record.message}')
+    return '\n'.join(lines)

@@ -136,6 +136,7 @@ def add_verbs(parser: argparse.ArgumentParser, verbs: Mapping[str, Any],
                                                        default_verbs.get(command))
         verb_parser = subparsers.add_parser(name, help=_help(verb.function),
                                             description=verb.function.__doc__)
-        verb_parser.defer([*verb.arguments, functools.partial(common_options, after_verb=True)])
+        verb_parser.defer([*verb.arguments, functools.partial(
+            common_options, after_verb=True, operator=verb.names_operator)])
         verb_parser.set_defaults(run_verb=verb)
         verb_parsers[words] = verb_parser

@@ -35,10 +35,10 @@ class FreshClients:
     (:class:`robot_sm.frontends.daemon.held_clients.HeldClients`).
     """
 
-    def suite(self, namespace: str, timeout: float) -> Any:
-        """Return a client of the suite in ``namespace`` (a context manager)."""
+    def suite(self, namespace: str, timeout: float, by: Any = None) -> Any:
+        """Return a client of the suite in ``namespace`` giving commands as ``by``."""
         from robot_sm.client import SuiteClient
-        return SuiteClient(namespace=namespace, timeout=timeout)
+        return SuiteClient(namespace=namespace, timeout=timeout, by=by)
 
     def fleet(self, within: str, timeout: float) -> Any:
         """Return a client of every suite under ``within`` (a context manager)."""
@@ -51,8 +51,10 @@ CLIENTS = FreshClients()
 
 
 def suite_of(args: argparse.Namespace) -> Any:
-    """Return a client of the suite in ``--namespace`` (a context manager)."""
-    return CLIENTS.suite(args.namespace, args.timeout)
+    """Return a client of the suite in ``--namespace`` giving commands as ``--operator``."""
+    from robot_sm.client import operator
+    return CLIENTS.suite(args.namespace, args.timeout,
+                         operator(getattr(args, 'operator', None) or '', surface='cli'))
 
 
 def up(args: argparse.Namespace, emit: Emit) -> int:
@@ -62,12 +64,13 @@ def up(args: argparse.Namespace, emit: Emit) -> int:
     Run the suite (and the simulation, and teleop) in this process until SIGINT or SIGTERM, for
     machines without ros2 launch. Loads config/robot_sm.yaml (and config/sim.yaml with --sim),
     then --params. With --robots N, a simulated fleet: one simulation, and each robot's suite in
-    a process of its own. With --web, also the web operator console (robot-sm web).
+    a process of its own. With --web, also the web operator console (robot-sm web). The
+    incident recorder runs beside it in a process of its own, unless --no-recorder.
     """
     from robot_sm.bringup.up import run_up
     return run_up(args.sim, args.world, args.params, args.namespace, args.teleop, args.remote,
                   args.robots, args.discovery_server, args.fleet_robot,
-                  args.web_port if args.web else None)
+                  args.web_port if args.web else None, not args.no_recorder)
 
 
 def connect(args: argparse.Namespace, emit: Emit) -> int:
@@ -287,7 +290,7 @@ def waypoint_reset(suite: Any, args: argparse.Namespace) -> Any:
 
 
 def follow_start(suite: Any, args: argparse.Namespace) -> Any:
-    """Start waypoint following, with --mode and --reverse set first."""
+    """Start waypoint following (with --mode and --reverse in the same command)."""
     return suite.start_waypoint_following(args.mode, args.reverse)
 
 
@@ -297,7 +300,7 @@ def follow_stop(suite: Any, args: argparse.Namespace) -> Any:
 
 
 def explore_start(suite: Any, args: argparse.Namespace) -> Any:
-    """Start exploration, with --interrupt or --finish set first."""
+    """Start exploration (with --interrupt or --finish in the same command)."""
     return suite.start_exploration(args.interrupt)
 
 
@@ -308,12 +311,22 @@ def explore_stop(suite: Any, args: argparse.Namespace) -> Any:
 
 def goal_send(suite: Any, args: argparse.Namespace) -> Any:
     """Drive to X Y [YAW]; 'send' may be left out (robot-sm goal X Y)."""
-    return suite.take_goal(args.x, args.y, args.yaw, args.frame)
+    return suite.send_goal(args.x, args.y, args.yaw, args.frame)
 
 
 def goal_cancel(suite: Any, args: argparse.Namespace) -> Any:
     """Stop a running simple goal."""
     return suite.cancel_goal()
+
+
+def pause(suite: Any, args: argparse.Namespace) -> Any:
+    """Pause the running activity: the robot holds still, the activity keeps its place."""
+    return suite.pause()
+
+
+def resume(suite: Any, args: argparse.Namespace) -> Any:
+    """Continue the paused activity where it was (AUTONOMOUS is selected for it)."""
+    return suite.resume()
 
 
 def reverse(suite: Any, args: argparse.Namespace) -> Any:

@@ -17,8 +17,8 @@ from typing import Any, List, Optional
 
 from rclpy.node import Node
 from robot_sm import qos
+from robot_sm.contract import OPERATOR_PRESENT
 from robot_sm.frontends.presence_monitor import PresenceMonitor, PresenceReport
-from robot_sm.nodes.robot_control_mux import OPERATOR_PRESENT
 from robot_sm_msgs.msg import OperationMode
 from std_msgs.msg import Bool
 

@@ -2,7 +2,7 @@
 An operator's command as the gateway takes it: who gives it, what, and its checked arguments.
 
 :func:`checked` refuses what cannot be carried out before anything changes: an unknown command
-or mode, a pose or number that is not finite, a waypoint named neither by id nor by index. The
+or mode, a pose or number that is not finite, text that is too long or not printable. The
 arguments a command reads are listed in :data:`READS`, which :func:`arguments` uses to write
 only those into the audit log. Pure: no rclpy.
 """
@@ -86,9 +86,6 @@ READS: Dict[Command, Tuple[str, ...]] = {
     Command.KEEP_CONTROL: ('stale_after',),
 }
 
-#: The commands that name a waypoint (by ``waypoint_id``, or by ``index`` when it is >= 0).
-NAMES_A_WAYPOINT = frozenset({Command.MOVE_WAYPOINT, Command.REMOVE_WAYPOINT,
-                              Command.SET_WAYPOINT_ROUTINE, Command.REORDER_WAYPOINT})
 #: The longest routine name or operator name taken.
 MAX_TEXT = 256
 #: The longest keep-alive period a holder may ask for (s).
@@ -130,9 +127,6 @@ def checked(request: Request) -> Request:
             math.isfinite(request.stale_after) and 0.0 <= request.stale_after <= MAX_STALE_AFTER):
         raise RequestError('stale_after', "must be 0 (the suite's idle time) to "
                                           f'{MAX_STALE_AFTER:g} s (got {request.stale_after!r})')
-    if kind in NAMES_A_WAYPOINT and request.index < -1:
-        raise RequestError('index', f'must be -1 (use waypoint_id) or an index (got '
-                                    f'{request.index})')
     pose = checked_pose('pose', *request.pose) if 'pose' in reads else None
     return replace(request, kind=kind, checked_pose=pose)
 
@@ -158,7 +152,7 @@ def arguments(request: Request) -> Dict[str, Any]:
     if 'pose' in values:
         values['pose'] = [round(v, 6) for v in request.pose]
     if 'index' in values:  # a waypoint is named by one of the two
-        del values['waypoint_id' if request.index >= 0 else 'index']
+        del values['index' if request.waypoint_id else 'waypoint_id']
     return values
 
 

@@ -11,7 +11,14 @@ teleoperation (:func:`velocity_inputs`).
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from robot_sm.mux.inputs import check_entries, default_inputs, Lock, VelocityInput
+from robot_sm.mux.inputs import (
+    check_entries,
+    default_inputs,
+    Lock,
+    operator_input,
+    OPERATOR_TOPIC,
+    VelocityInput,
+)
 from robot_sm.parameters import defaults, duration, Param, Settings
 
 #: Values of ``teleop_timeout_mode``: the mode to fall back to when teleoperation goes idle.
@@ -47,6 +54,11 @@ MUX_PARAMETERS = (
           'commands above it are scaled down keeping direction; 0: no limit.', minimum=0.0),
     Param('max_angular_velocity', 0.0, 'Limit (rad/s) on the length of the angular '
           'velocity; 0: no limit.', minimum=0.0),
+    Param('operator_input_priority', 50, 'Priority among the teleoperation inputs of the '
+          f"operators' own stream ({OPERATOR_TOPIC}, a web page's joystick), which drives "
+          'only from the operator holding control (0 to 255).', minimum=0, maximum=255),
+    duration('operator_input_timeout', 0.5, "Age after which a command of the operators' "
+             'own stream is stale: the stop of a page that died.', 0.05, 10.0),
 )
 _default = defaults(MUX_PARAMETERS)
 
@@ -70,6 +82,8 @@ class MuxConfig(Settings):
     supervised: bool = _default('supervised')
     max_linear_velocity: float = _default('max_linear_velocity')
     max_angular_velocity: float = _default('max_angular_velocity')
+    operator_input_priority: int = _default('operator_input_priority')
+    operator_input_timeout: float = _default('operator_input_timeout')
     #: The configured velocity inputs; empty: autonomy and teleoperation (see velocity_inputs).
     inputs: Tuple[VelocityInput, ...] = field(default=(), repr=False)
     locks: Tuple[Lock, ...] = field(default=(), repr=False)
@@ -81,10 +95,20 @@ class MuxConfig(Settings):
         :raises ConfigurationError: naming the parameter or entry at fault.
         """
         super().__post_init__()
-        check_entries(velocity_inputs(self), self.locks)
+        check_entries(velocity_inputs(self), self.locks, (operator_stream(self),))
 
 
 def velocity_inputs(config: MuxConfig) -> Tuple[VelocityInput, ...]:
     """Return the mux's velocity inputs: the configured ones, else autonomy and teleoperation."""
     return config.inputs or default_inputs(config.autonomy_timeout,
                                            config.teleoperation_idle_timer)
+
+
+def operator_stream(config: MuxConfig) -> VelocityInput:
+    """Return the operators' own teleoperation stream of the mux."""
+    return operator_input(config.operator_input_priority, config.operator_input_timeout)
+
+
+def all_inputs(config: MuxConfig) -> Tuple[VelocityInput, ...]:
+    """Return every velocity input of the mux: :func:`velocity_inputs` and the operators'."""
+    return (*velocity_inputs(config), operator_stream(config))

@@ -48,7 +48,7 @@ import math
 from typing import Dict, Optional, Sequence
 
 from robot_sm.mux import refusals
-from robot_sm.mux.config import MuxConfig, velocity_inputs
+from robot_sm.mux.config import all_inputs, MuxConfig
 from robot_sm.mux.diagnosis import mux_status
 from robot_sm.mux.idle_fallback import IdleFallback
 from robot_sm.mux.input_statistics import InputStatistics
@@ -91,7 +91,7 @@ class ControlMux:
                                   config.teleop_timeout_mode == 'previous')
         self._epoch = 0
         #: The velocity inputs and locks, and which input drives.
-        self.selection = Selection(velocity_inputs(config), config.locks)
+        self.selection = Selection(all_inputs(config), config.locks)
         #: The input that drove at the last event or tick; None: nothing drives.
         self._selected: Optional[InputState] = None
         self._joystick = JoystickActivity(config.joystick_axis_threshold)

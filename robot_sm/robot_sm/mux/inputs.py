@@ -35,7 +35,12 @@ JOYSTICK = 'joy'
 HEARTBEAT = 'heartbeat'
 SUPERVISOR = 'supervisor'
 NO_INPUT = 'none'
-RESERVED_NAMES = (JOYSTICK, HEARTBEAT, SUPERVISOR, NO_INPUT)
+#: The operators' own teleoperation stream (a web page's joystick): a teleoperation input that
+#: every mux has, on :data:`OPERATOR_TOPIC`, whose commands count only from the operator who
+#: holds control (the node checks; the core treats it as any teleoperation input).
+OPERATOR = 'operator'
+OPERATOR_TOPIC = 'robot_sm/operator_cmd_vel'
+RESERVED_NAMES = (JOYSTICK, HEARTBEAT, SUPERVISOR, NO_INPUT, OPERATOR)
 
 
 def _zero_or_at_least_a_hundredth(value: float) -> Optional[str]:
@@ -173,9 +178,18 @@ def default_inputs(autonomy_timeout: float,
                           100, Mode.TELEOPERATION, takes_over=True))
 
 
-def check_entries(inputs: Sequence[VelocityInput], locks: Sequence[Lock]) -> None:
+def operator_input(priority: int, timeout: float) -> VelocityInput:
+    """Return the operators' own teleoperation stream (:data:`OPERATOR`)."""
+    return VelocityInput(OPERATOR, OPERATOR_TOPIC, timeout, priority, Mode.TELEOPERATION)
+
+
+def check_entries(inputs: Sequence[VelocityInput], locks: Sequence[Lock],
+                  builtin: Sequence[VelocityInput] = ()) -> None:
     """
     Check the inputs and locks together: unique names, and unique priorities within a class.
+
+    ``builtin`` are the mux's own inputs (:func:`operator_input`): their names are reserved,
+    and their priorities count among those of their class.
 
     Two inputs of one class with the same priority are refused: which of them drives would
     depend on their names (twist_mux lets the first in name order win).
@@ -195,7 +209,7 @@ def check_entries(inputs: Sequence[VelocityInput], locks: Sequence[Lock]) -> Non
                     f'{seen[entry.name]}.{entry.name}: names must be unique')
             seen[entry.name] = group
     by_priority: Dict[Tuple[Mode, int], str] = {}
-    for entry in inputs:
+    for entry in (*builtin, *inputs):
         other = by_priority.setdefault((entry.mode, entry.priority), entry.name)
         if other != entry.name:
             raise ConfigurationError(
@@ -206,5 +220,5 @@ def check_entries(inputs: Sequence[VelocityInput], locks: Sequence[Lock]) -> Non
 
 __all__ = ['AUTONOMY', 'check_entries', 'CLASS_NAMES', 'default_inputs', 'HEARTBEAT',
            'INPUT_CLASSES', 'INPUT_PARAMETERS', 'INPUT_REQUIRED', 'JOYSTICK', 'Lock',
-           'LOCK_PARAMETERS', 'LOCK_REQUIRED', 'NO_INPUT', 'RESERVED_NAMES', 'SUPERVISOR',
-           'TELEOPERATION', 'VelocityInput']
+           'LOCK_PARAMETERS', 'LOCK_REQUIRED', 'NO_INPUT', 'OPERATOR', 'operator_input',
+           'OPERATOR_TOPIC', 'RESERVED_NAMES', 'SUPERVISOR', 'TELEOPERATION', 'VelocityInput']

@@ -8,18 +8,18 @@ provider (``robot_sm/_service_provider/command``), starts, stops and goals to th
 in this process, with the start policy of :mod:`robot_sm.gateway.starts` (AUTONOMOUS selected
 for a start made while STOPPED, undone when the start is refused). Commands are carried out one
 at a time in arrival order, without blocking the executor (:class:`Turns`); a STOP never waits
-for another command. The RSM-compatible start services and ``robot_sm/simple_goal`` go through
-the same code as raw ROS callers, and so do the activities' actions.
+for another command. Every command is checked against the control of the robot and written to
+the audit log (:mod:`robot_sm.nodes.operator_control`). The RSM-compatible start services,
+``stop_2d_nav_goal`` and ``robot_sm/simple_goal`` go through the same code as raw ROS callers,
+and so do the activities' actions.
 """
 
-from collections import deque
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Deque, Dict, List, Optional, Tuple
+from dataclasses import dataclass, replace
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 from geometry_msgs.msg import Pose as PoseMsg
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.task import Future
 from robot_sm.contract import (
     Activity,
     Code,
@@ -32,9 +32,13 @@ from robot_sm.contract import (
     STORE_COMMAND,
     WAYPOINTS,
 )
-from robot_sm.gateway.request import checked, Request
+from robot_sm.gateway.control import FREE_COMMANDS
+from robot_sm.gateway.request import arguments, checked, Request
 from robot_sm.gateway.starts import plan_start, selected_for_start, Situation, StartPlan
 from robot_sm.nodes.command_messages import answer, request_of
+from robot_sm.nodes.operator_control import OperatorControl
+from robot_sm.nodes.turns import Turns
+from robot_sm.planar import yaw_from_quaternion
 from robot_sm.qos import SERVICES, STATE
 from robot_sm.statemachine.cycle import Interrupt, interrupt_target, Role
 from robot_sm.statemachine.machine import StateMachine
@@ -58,6 +62,8 @@ class Done:
     waypoint_id: int = 0
     #: A start that was taken: the id of the run it began (0: none).
     activity_id: int = 0
+    #: The command acquired control (nobody held it).
+    control_acquired: bool = False
 
     @property
     def success(self) -> bool:
@@ -65,37 +71,19 @@ class Done:
         return self.code is Code.DONE
 
 
-class Turns:
-    """One command at a time, in arrival order, awaiting its turn without blocking the executor."""
-
-    def __init__(self) -> None:
-        self._busy = False
-        self._waiting: Deque[Future] = deque()
-
-    async def take(self) -> None:
-        """Wait until it is this caller's turn."""
-        if not self._busy:
-            self._busy = True
-            return
-        turn = Future()
-        self._waiting.append(turn)
-        await turn
-
-    def give(self) -> None:
-        """End this caller's turn; the next in line goes on."""
-        if self._waiting:
-            self._waiting.popleft().set_result(None)
-        else:
-            self._busy = False
-
-
 class CommandGateway:
     """``robot_sm/command`` and the raw starts, over one state machine in this node."""
 
     def __init__(self, node: Node, machine: StateMachine, timeout: float, to_map: ToMap,
-                 report: Callable[[str], None]) -> None:
-        """Serve the gateway on ``node``; ``report`` publishes an outcome for operators."""
+                 report: Callable[[str], None], control: OperatorControl) -> None:
+        """
+        Serve the gateway on ``node``; ``report`` publishes an outcome for operators.
+
+        ``control`` holds the control lease and the audit log the commands are checked
+        against and written to.
+        """
         self._node = node
+        self._control = control
         self._machine = machine
         self._timeout = timeout
         self._to_map = to_map
@@ -109,6 +97,7 @@ class CommandGateway:
         #: The mux's mode and e-stop as last published; None before the first.
         self.mode: Optional[Tuple[Mode, bool]] = None
         self._following: Optional[Tuple[FollowingMode, bool]] = None
+        self.waypoints: Optional[WaypointArray] = None
         self._exploration_interrupt: Optional[bool] = None
         node.create_subscription(WaypointArray, WAYPOINTS, self._on_waypoints, STATE,
                                  callback_group=self._group)
@@ -125,6 +114,8 @@ class CommandGateway:
             Kind.STOP_EXPLORATION: self._stop,
             Kind.CANCEL_GOAL: self._stop,
             Kind.GO_TO: self._go_to,
+            Kind.PAUSE: self._pause,
+            Kind.CONTINUE: self._continue,
             **{kind: self._to_store for kind in (
                 Kind.ADD_WAYPOINT, Kind.MOVE_WAYPOINT, Kind.REMOVE_WAYPOINT,
                 Kind.SET_WAYPOINT_ROUTINE, Kind.REORDER_WAYPOINT, Kind.RESET_WAYPOINTS,
@@ -139,8 +130,12 @@ class CommandGateway:
                      emergency_stop)
 
     def _on_waypoints(self, msg: WaypointArray) -> None:
+        #: The newest waypoint list.
+        self.waypoints = msg
         if msg.mode in FollowingMode._value2member_map_:
             self._following = (FollowingMode(msg.mode), bool(msg.reverse))
+        if self._machine.paused is not None:
+            self._machine.publish_report()  # 'waypoint 3 of 5' follows the list
 
     def _on_exploration_mode(self, msg: Bool) -> None:
         self._exploration_interrupt = bool(msg.data)
@@ -160,29 +155,61 @@ class CommandGateway:
                           response: Command.Response) -> Command.Response:
         done = await self.execute(request)
         response.waypoint_id = done.waypoint_id
+        response.control_acquired = done.control_acquired
+        response.control = self._control.state()
         return answer(response, done.code, done.message, done.changed)
 
     async def execute(self, msg: Any) -> Done:
-        """Check and carry out one ``Command`` request; never raises."""
+        """Check and carry out one ``Command`` request, and audit it; never raises."""
         try:
             request = checked(request_of(msg))
         except RequestError as error:
-            if msg.command == Kind.GO_TO:
-                return self._goal_refused(Code.INVALID, f'simple goal ignored: {error}')
-            return Done(Code.INVALID, f'{error}; nothing changed')
-        if request.kind is Kind.ENGAGE_EMERGENCY_STOP:
-            return await self._to_mux(msg, request)  # a STOP never waits for its turn
-        handler = self._handlers.get(request.kind)
-        if handler is None:
-            return Done(Code.REFUSED, f'{request.kind.label} is not carried out by this suite')
+            by = request_of(msg).by
+            done = (self._goal_refused(Code.INVALID, f'simple goal ignored: {error}')
+                    if msg.command == Kind.GO_TO else
+                    Done(Code.INVALID, f'{error}; nothing changed'))
+            self._control.record('raw' if by.raw else 'command', by, f'command {msg.command}',
+                                 {}, False, Code.INVALID, done.message)
+            return done
+        kind, by = request.kind, request.by
+        if kind is Kind.ENGAGE_EMERGENCY_STOP:
+            return await self._to_mux(msg, request)  # never waits its turn; the mux audits it
+        if kind in FREE_COMMANDS:
+            answer = self._control.control_command(by, kind, request.stale_after)
+            return Done(Code.DONE if answer.success else Code.NOT_IN_CONTROL, answer.message)
         await self._turns.take()
         try:
-            return await handler(msg, request)
-        except Exception as error:  # noqa: B902 - a command must be answered, never crash
-            self._node.get_logger().error(f'{request.kind.label} failed: {error!r}')
-            return Done(Code.REFUSED, f'{request.kind.label} failed in the gateway: {error!r}')
+            done = await self._carry_out(msg, request)
         finally:
             self._turns.give()
+        self._control.record('raw' if by.raw else 'command', by, kind.label,
+                             arguments(request), done.success, done.code, done.message)
+        return done
+
+    async def _carry_out(self, msg: Any, request: Request) -> Done:
+        """Carry out a command that needs control, once control allows it."""
+        kind, by = request.kind, request.by
+        decision = self._control.check(by, kind)
+        if not decision.allowed:
+            if kind is Kind.GO_TO:
+                return self._goal_refused(Code.NOT_IN_CONTROL,
+                                          f'simple goal ignored: {decision.refusal}')
+            return Done(Code.NOT_IN_CONTROL, decision.refusal)
+        handler = self._handlers.get(kind)
+        if handler is None:
+            return Done(Code.REFUSED, f'{kind.label} is not carried out by this suite')
+        try:
+            done = await handler(msg, request)
+        except Exception as error:  # noqa: B902 - a command must be answered, never crash
+            self._node.get_logger().error(f'{kind.label} failed: {error!r}')
+            done = Done(Code.REFUSED, f'{kind.label} failed in the gateway: {error!r}')
+        if decision.acquired:
+            if not done.success:  # a refused command leaves control as it was: free
+                self._control.undo_acquire(by)
+            else:
+                self._control.acquired(by, kind)
+                done = replace(done, control_acquired=True)
+        return done
 
     # -- forwarding -----------------------------------------------------------------------------
 
@@ -324,10 +351,37 @@ class CommandGateway:
             self._report(f'simple goal ignored in {name}')
             return Done(Code.REFUSED, f'simple goal ignored in {name}')
         run = machine.runs.current
-        x, y = pose.x, pose.y
-        message = f'goal ({x:g}, {y:g}) taken'
+        yaw = yaw_from_quaternion(pose.qx, pose.qy, pose.qz, pose.qw)
+        message = f'goal ({pose.x:g}, {pose.y:g}, yaw {yaw:g}) taken'
         return Done(Code.DONE, selected_for_start(message) if selected else message,
                     activity_id=run.activity_id if run is not None else 0)
+
+    async def _pause(self, msg: Any, request: Request) -> Done:
+        answer = self._machine.pause()
+        return Done(Code.DONE if answer.success else Code.REFUSED, answer.message)
+
+    async def _continue(self, msg: Any, request: Request) -> Done:
+        """Continue the paused activity: AUTONOMOUS first, from STOPPED or TELEOPERATION."""
+        machine, mode = self._machine, self.mode
+        if machine.paused is None:
+            return Done(Code.REFUSED, machine.resume().message)
+        if mode is not None and mode[1]:
+            return Done(Code.REFUSED, 'Emergency Stop: release it, then continue')
+        undo: List[Callable[[], Awaitable[Done]]] = []
+        selected = await self._autonomy_for(StartPlan(select_autonomy=mode is None or mode[0]
+                                                      is not Mode.AUTONOMOUS), undo, msg.by)
+        if isinstance(selected, Done):
+            return selected
+        if selected:
+            # The mux left teleoperation (or STOPPED): the machine hears it at once, so that
+            # the continued state does not take the old mode's interrupt.
+            machine.on_operation_mode(int(Mode.AUTONOMOUS), False)
+        answer = machine.resume()
+        if not answer.success:
+            await self._undo(undo)
+            return Done(Code.REFUSED, answer.message)
+        return Done(Code.DONE, f'{answer.message} (AUTONOMOUS selected)' if selected
+                    else answer.message)
 
     def _goal_refused(self, code: Code, message: str) -> Done:
         """Refuse a simple goal: tell operators (a topic's sender has no other answer)."""
@@ -337,6 +391,12 @@ class CommandGateway:
         return Done(code, message)
 
     # -- raw ROS: the RSM-compatible services and the simple goal topic -------------------------
+
+    async def raw(self, kind: Kind) -> Done:
+        """Carry out a command without arguments of a raw ROS caller (a Trigger service)."""
+        msg = Command.Request(command=int(kind))
+        msg.by.surface = 'ros'
+        return await self.execute(msg)
 
     async def raw_start_stop(self, following: bool, start: bool) -> Done:
         """Carry out ``start_stop_waypoint_following`` / ``start_stop_exploration``."""
@@ -358,4 +418,4 @@ class CommandGateway:
             executor.create_task(self.execute, msg)
 
 
-__all__ = ['CommandGateway', 'Done', 'Turns']
+__all__ = ['CommandGateway', 'Done']

@@ -24,6 +24,11 @@ def base_controller() -> None:
     run('base_controller')
 
 
+def incident_recorder() -> None:
+    """Run the incident_recorder node."""
+    run('incident_recorder')
+
+
 def robot_control_mux() -> None:
     """Run the robot_control_mux node."""
     run('robot_control_mux')

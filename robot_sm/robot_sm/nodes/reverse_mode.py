@@ -28,6 +28,7 @@ class ReverseModeService:
     create_client: Callable[..., Any]
     create_timer: Callable[..., Any]
     destroy_timer: Callable[..., Any]
+    control: Any
 
     def _start_reverse_mode_service(self, navigation_service: str, timeout: float) -> None:
         """Serve ``robot_sm/set_reverse_mode``, asking ``navigation_service`` first if given."""
@@ -53,6 +54,10 @@ class ReverseModeService:
 
     async def _set_reverse_mode(self, request: SetBool.Request,
                                 response: SetBool.Response) -> SetBool.Response:
+        refusal = self.control.raw_refusal()  # a raw ROS request
+        if refusal:
+            response.success, response.message = False, refusal
+            return response
         return await self._change_reverse_mode(bool(request.data), response)
 
     async def _change_reverse_mode(self, reverse: bool, response: Any) -> Any:

@@ -11,11 +11,12 @@ command gateway forwards), and
 publishes what the core decides: ``cmd_vel`` on every tick of ``update_frequency`` and at once
 when the input that drives sends or the output drops to zero, ``robot_sm/operation_mode``
 (transient_local) when it changes and at a low keep-alive rate, ``robot_sm/selected_input``
-(transient_local) when another input drives, ``/diagnostics`` at 1 Hz, and, with a heartbeat
-topic, ``robot_sm/operator_present`` (transient_local): false until the first heartbeat, true on
-every heartbeat, false when it falls silent, so that the operator sees the robot hears it. The
-heartbeat's watchdog arms at the first beat: until then modes are refused and the mux stays
-STOPPED.
+(transient_local) when another input drives, ``robot_sm/emergency_stop_cause`` (transient_local:
+the e-stop's reason, '' when released) on every engage and release, ``/diagnostics`` at 1 Hz,
+and, with a heartbeat topic, ``robot_sm/operator_present`` (transient_local): false until the
+first heartbeat, true on every heartbeat, false when it falls silent, so that the operator sees
+the robot hears it. The heartbeat's watchdog arms at the first beat: until then modes are refused
+and the mux stays STOPPED.
 
 The e-stop latch is kept in ``emergency_stop_file``: written on every engage and release by a
 background thread (stopping never waits for the disk), read at start.
@@ -31,7 +32,16 @@ from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.subscription import Subscription
 from robot_sm import qos
-from robot_sm.contract import Code, Command as CommandKind, Mode, MUX_COMMAND
+from robot_sm.contract import (
+    Code,
+    Command as CommandKind,
+    EMERGENCY_STOP_CAUSE,
+    Mode,
+    MUX_COMMAND,
+    OPERATOR_PRESENT,
+    SELECTED_INPUT,
+)
+from robot_sm.gateway.request import OperatorId
 from robot_sm.mux import (
     Answer,
     ControlMux,
@@ -48,20 +58,21 @@ from robot_sm.mux.diagnosis import key_values
 from robot_sm.nodes.command_messages import answer, operator_of
 from robot_sm.nodes.emergency_stop_latch import EmergencyStopLatch
 from robot_sm.nodes.mux_inputs import check_topics, declare_inputs_and_locks
+from robot_sm.nodes.mux_operators import MuxOperators
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import config_from, Param, rate
 from robot_sm.storage import default_file
-from robot_sm_msgs.msg import OperationMode
+from robot_sm_msgs.msg import AuditEntry, OperationMode
 from robot_sm_msgs.srv import Command, SetOperationMode
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Bool, Header, String
 from std_srvs.srv import SetBool
 
-#: Whether the operator heartbeat is heard: true on every beat, false once it is silent.
-OPERATOR_PRESENT = 'robot_sm/operator_present'
-#: The name of the input that drives the base, ``none`` when nothing does.
-SELECTED_INPUT = 'robot_sm/selected_input'
+
+#: Who the records name for a raw ROS request, and for what the mux does by itself.
+RAW = OperatorId('', 'ros')
+MUX = OperatorId('', 'robot_control_mux')
 
 
 def parameters(namespace: str = '/') -> List[Param]:
@@ -95,7 +106,7 @@ def _from_twist_stamped(msg: TwistStamped) -> Velocity:
     return _from_twist(msg.twist)
 
 
-class RobotControlMux(Node):
+class RobotControlMux(MuxOperators, Node):
     """Velocity mux with modes, teleoperation takeover, a latched e-stop and a safe output."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -111,11 +122,14 @@ class RobotControlMux(Node):
         self._last_drop_warning = float('-inf')
         self._create_outputs(config)
         self._subscribe_inputs(config, mux_config)
+        #: True while a request is carried out: an e-stop it engages is recorded by it.
+        self._handling = False
         # The e-stop latch, read before anything is published.
         self._latch = EmergencyStopLatch(config['emergency_stop_file'], self.get_logger().error)
         self._mux = ControlMux(mux_config, self._now(), self._latch.loaded.emergency_stop_reason)
         if self._latch.loaded.problem:
             self._write_latch()  # the corrupt file was moved aside: keep the latch engaged
+        self._follow_operators()
         self._mode = self._mux.mode
         self._emergency_stop = self._mux.emergency_stop
         self._supervisor_lost = self._mux.supervisor_lost
@@ -136,6 +150,7 @@ class RobotControlMux(Node):
         self.create_timer(1.0, self._publish_diagnostics)
         self._publish_mode()
         self._publish_selected()
+        self._publish_cause(started=True)
         self._log_start(heartbeat_topic, mux_config)
 
     def _create_outputs(self, config: Dict[str, Any]) -> None:
@@ -151,6 +166,7 @@ class RobotControlMux(Node):
             OperationMode, 'robot_sm/operation_mode', qos.STATE)
         self._selected_pub = self.create_publisher(String, SELECTED_INPUT, qos.STATE)
         self._selected = ''
+        self._cause_pub = self.create_publisher(String, EMERGENCY_STOP_CAUSE, qos.STATE)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._presence_pub: Optional[Publisher] = None
         if config['heartbeat_topic']:
@@ -253,17 +269,36 @@ class RobotControlMux(Node):
     def _on_set_operation_mode(self, request: SetOperationMode.Request,
                                response: SetOperationMode.Response) -> SetOperationMode.Response:
         requested = request.operation_mode
-        answer = self._mux.set_operation_mode(
+        described = (f'set_operation_mode(mode={requested.mode}, '
+                     f'emergency_stop={requested.emergency_stop})')
+        refusal = '' if requested.emergency_stop else self.raw_refusal()  # STOP always works
+        self._handling = True
+        answer = Answer(False, refusal) if refusal else self._mux.set_operation_mode(
             requested.mode, requested.emergency_stop, self._now())
-        return self._answer(answer, response, f'set_operation_mode(mode={requested.mode}, '
-                                              f'emergency_stop={requested.emergency_stop})')
+        self._answer(answer, response, described)
+        self._handling = False
+        self.record(AuditEntry.KIND_STOP if requested.emergency_stop else AuditEntry.KIND_RAW,
+                    RAW, 'set_operation_mode', answer.success, answer.message,
+                    int(Code.NOT_IN_CONTROL if refusal else Code.DONE if answer.success
+                        else Code.REFUSED))
+        return response
 
     def _on_emergency_stop(self, request: SetBool.Request,
                            response: SetBool.Response) -> SetBool.Response:
         now = self._now()
-        answer = (self._mux.engage('emergency_stop service', now) if request.data
-                  else self._mux.release(now))
-        return self._answer(answer, response, f'emergency_stop({request.data})')
+        refusal = '' if request.data else self.raw_refusal()  # STOP always works
+        self._handling = True
+        answer = Answer(False, refusal) if refusal else (
+            self._mux.engage('emergency_stop service', now) if request.data
+            else self._mux.release(now))
+        self._answer(answer, response, f'emergency_stop({request.data})')
+        self._handling = False
+        self.record(AuditEntry.KIND_STOP if request.data else AuditEntry.KIND_RAW, RAW,
+                    'engage_emergency_stop' if request.data else 'release_emergency_stop',
+                    answer.success, answer.message,
+                    int(Code.NOT_IN_CONTROL if refusal else Code.DONE if answer.success
+                        else Code.REFUSED))
+        return response
 
     def _on_command(self, request: Command.Request,
                     response: Command.Response) -> Command.Response:
@@ -271,6 +306,7 @@ class RobotControlMux(Node):
         by = operator_of(request.by)
         before = self._mux.state
         now = self._now()
+        self._handling = True
         if request.command == Command.Request.ENGAGE_EMERGENCY_STOP:
             surface = f' ({by.surface})' if by.surface else ''
             result = self._mux.engage(f'STOP by {by}{surface}', now)
@@ -279,10 +315,15 @@ class RobotControlMux(Node):
         elif request.command == Command.Request.SELECT_MODE:
             result = self._mux.set_mode(request.mode, now)
         else:
+            self._handling = False
             return answer(response, Code.INVALID, f'command {request.command} is not one of '
                                                   "the mux's (ENGAGE_EMERGENCY_STOP, "
                                                   'RELEASE_EMERGENCY_STOP, SELECT_MODE)')
         self._answer(result, SimpleNamespace(), f'{CommandKind(request.command).label} by {by}')
+        self._handling = False
+        if request.command == Command.Request.ENGAGE_EMERGENCY_STOP:
+            self.record(AuditEntry.KIND_STOP, by, 'engage_emergency_stop', result.success,
+                        result.message)
         code = Code.DONE if result.success else (
             Code.INVALID if request.command == Command.Request.SELECT_MODE
             and request.mode not in Mode._value2member_map_ else Code.REFUSED)
@@ -354,10 +395,19 @@ class RobotControlMux(Node):
             return
         if mux.emergency_stop is not self._emergency_stop:
             self._write_latch()
+            self._publish_cause()
+            if mux.emergency_stop and not self._handling:  # engaged by the mux itself
+                self.record(AuditEntry.KIND_STOP, MUX, 'engage_emergency_stop', True,
+                            mux.emergency_stop_reason)
         self._mode, self._emergency_stop = mux.mode, mux.emergency_stop
         self._publish_mode()
         estop = ', EMERGENCY STOP' if mux.emergency_stop else ''
         self.get_logger().info(f'mode {mux.mode.name}{estop} ({mux.reason})')
+
+    def _publish_cause(self, started: bool = False) -> None:
+        mux = self._mux
+        cause = mux.reason if started else f'emergency stop engaged: {mux.emergency_stop_reason}'
+        self._cause_pub.publish(String(data=cause if mux.emergency_stop else ''))
 
     def _publish_mode(self) -> None:
         self._mode_pub.publish(

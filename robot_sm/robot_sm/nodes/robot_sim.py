@@ -33,7 +33,6 @@ import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from robot_sm import qos
-from robot_sm.bringup.resources import share_directory, world_file
 from robot_sm.grid import load_map, load_start_pose, load_start_poses, MapFileError, OccupancyGrid
 from robot_sm.nodes.arm_tf import ArmTfBroadcaster
 from robot_sm.nodes.node_parameters import declare_parameters
@@ -42,6 +41,7 @@ from robot_sm.nodes.simulated_fleet import SimulatedFleet
 from robot_sm.nodes.tf_broadcast import planar_odometry, planar_transform, TfBroadcaster
 from robot_sm.parameters import config_from, ConfigurationError, duration, Param, rate
 from robot_sm.planar import Pose2D
+from robot_sm.resources import share_directory, world_file
 from robot_sm.sim import (
     ArmModel,
     BASE_PARAMETERS,

@@ -25,6 +25,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm.contract import STORE_COMMAND
+from robot_sm.nodes.control_view import ControlView
 from robot_sm.nodes.goal_services import GoalServices
 from robot_sm.nodes.node_parameters import declare_parameters, load_kept_file
 from robot_sm.nodes.reverse_mode import ReverseModeService
@@ -64,6 +65,10 @@ from visualization_msgs.msg import MarkerArray
 EXPLORATION_GOALS = QoSProfile(
     history=HistoryPolicy.KEEP_LAST, depth=1, reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.VOLATILE)
+#: The services operators use: while an operator holds control, raw ROS requests are refused.
+OPERATOR_SERVICES = frozenset({
+    'add_waypoint', 'move_waypoint', 'remove_waypoint', 'set_waypoint_routine', 'reset_waypoints',
+    'set_waypoint_following_mode', 'set_exploration_mode', 'reset_failed_goals'})
 #: What the state topics show: the list, exploration interrupt, reverse, goal obsolete, goal id.
 StoreState = Tuple[WaypointList, bool, bool, bool, Optional[int]]
 
@@ -114,6 +119,8 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, StoreC
         self._changed = self.get_clock().now().to_msg()
         self._array_cache: Tuple[Optional[WaypointList], WaypointArray] = (None, WaypointArray())
         self._create_publishers()
+        #: Who holds control: raw ROS edits are refused meanwhile (see control_view).
+        self.control = ControlView(self)
         self._following = self.create_client(SetBool, 'robot_sm/start_stop_waypoint_following',
                                              qos_profile=SERVICES)
         self._interactive = InteractiveWaypoints(self, self._store.routines, self._edit,
@@ -154,8 +161,20 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, StoreC
                     (GetRobotPose, 'get_robot_pose', self._get_robot_pose),
                     (Trigger, 'get_reverse_mode', self._get_reverse_mode)]
         for srv_type, name, callback in services:
+            if name in OPERATOR_SERVICES:
+                callback = self._unless_held(callback)
             self.create_service(srv_type, f'robot_sm/{name}', callback, qos_profile=SERVICES,
                                 callback_group=group)
+
+    def _unless_held(self, callback: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        """Return ``callback`` refusing while an operator holds control (raw ROS requests)."""
+        def serve(request: Any, response: Any) -> Any:
+            refusal = self.control.raw_refusal()
+            if refusal:
+                response.success, response.message = False, refusal
+                return response
+            return callback(request, response)
+        return serve
 
     def _load(self, path: str) -> Tuple[Optional[WaypointFile], LoadResult]:
         if not path:
@@ -230,6 +249,10 @@ class ServiceProvider(WaypointServices, GoalServices, ReverseModeService, StoreC
 
     def _edit(self, description: str, edit: Edit) -> Tuple[bool, str]:
         """Run an edit from RViz on the store like a service request; log what it did."""
+        refusal = self.control.raw_refusal()
+        if refusal:
+            self.get_logger().warning(f'RViz: {description} refused: {refusal}')
+            return False, refusal
         response = SimpleNamespace(success=False, message='')
         self._serve(response, lambda: edit(self._store))
         if response.success:

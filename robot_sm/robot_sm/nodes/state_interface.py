@@ -17,15 +17,21 @@ refuses to start, naming role, plugin and outcome) and publishes it, as JSON, on
 (:class:`~robot_sm.nodes.suite_services.SuiteServices`).
 """
 
+from dataclasses import replace
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from geometry_msgs.msg import PoseStamped
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from robot_sm.contract import Activity, Command as Kind
+from robot_sm.nodes.activity_actions import ActivityActions
 from robot_sm.nodes.command_gateway import CommandGateway
 from robot_sm.nodes.node_parameters import declare_parameters
+from robot_sm.nodes.operator_control import OperatorControl, parameters as control_parameters
+from robot_sm.nodes.paused_activity import parameters as paused_parameters
+from robot_sm.nodes.paused_activity import PausedActivityFile, resumable_text
 from robot_sm.nodes.plugin_context import RosEndpoints, StateContext
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.nodes.state_report import state_info
@@ -33,6 +39,7 @@ from robot_sm.nodes.suite_services import SuiteServices
 from robot_sm.parameters import duration, not_empty, Param, rate
 from robot_sm.qos import EVENTS, HEARTBEAT, SERVICES, STATE
 from robot_sm.quoting import quoted
+from robot_sm.statemachine.activity import Ended
 from robot_sm.statemachine.cycle import describe, ROLES
 from robot_sm.statemachine.machine import StateMachine
 from robot_sm.statemachine.registry import PluginError, PluginRegistry, StateCreator
@@ -48,7 +55,7 @@ from std_srvs.srv import SetBool, Trigger
 PLUGIN_PARAMETERS = {part.parameter: part.default for part in ROLES.values() if part.parameter}
 
 
-def parameters() -> List[Param]:
+def parameters(namespace: str = '/') -> List[Param]:
     """Return the specifications of the node's own parameters; plugins add more."""
     specs = [
         rate('update_frequency', 20.0, 'Ticks of the state machine per second (each also '
@@ -60,6 +67,8 @@ def parameters() -> List[Param]:
               'provider and the mux answer.'),
         duration('service_timeout', 5.0, 'Time a state waits for a service answer.', 0.1,
                  600.0),
+        *control_parameters(namespace),
+        *paused_parameters(namespace),
     ]
     for name, default in PLUGIN_PARAMETERS.items():
         roles = ', '.join(role.value for role, part in ROLES.items() if part.parameter == name)
@@ -87,7 +96,7 @@ class StateInterface(Node):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__('state_interface', **kwargs)
-        config = declare_parameters(self, parameters())
+        config = declare_parameters(self, parameters(self.get_namespace()))
         registry = PluginRegistry()
         values = {**config, **_declare_plugin_parameters(self, registry)}
         self._seconds = seconds_clock(self)
@@ -114,15 +123,31 @@ class StateInterface(Node):
             self.get_logger(), Idle, on_error=self._on_plugin_error)
         self._cycle_pub = self.create_publisher(String, 'robot_sm/cycle', STATE)
         self._cycle_pub.publish(String(data=json.dumps(describe(creator.check_cycle()))))
+        self.actions: Optional[ActivityActions] = None
+        #: The running or paused activity, kept across a restart (see paused_activity).
+        self.paused_file = PausedActivityFile(config['paused_activity_file'],
+                                              self.get_logger().error)
         self.machine = StateMachine(creator, self.get_logger(),
                                     publish_state=self._publish_state,
                                     publish_outcome=self._publish_outcome,
                                     stop_robot=self.suite.stop_robot,
                                     running=self.context.ok,
-                                    publish_report=self._publish_report)
+                                    publish_report=self._publish_report,
+                                    activity_ended=self._on_activity_end,
+                                    keep_resumable=self.paused_file.keep)
+        if self.paused_file.loaded is not None:
+            kept = self.paused_file.loaded
+            self.machine.restore(kept)
+            self.get_logger().warning(f'{kept.describe()} was kept from before the restart '
+                                      f'(in {kept.state}): it comes back paused; continue '
+                                      'resumes it (robot-sm continue)')
         #: Every operator command, and the RSM-compatible starts (see command_gateway).
+        #: Who holds control, and the audit log.
+        self.control = OperatorControl(self, config)
         self.gateway = CommandGateway(self, self.machine, config['service_timeout'],
-                                      self._goal_in_map, self._publish_outcome)
+                                      self._goal_in_map, self._publish_outcome, self.control)
+        #: The activities as actions (robot_sm/follow_waypoints, explore, go_to).
+        self.actions = ActivityActions(self, self.machine, self.gateway)
         #: The tf2 buffer that goals in other frames are transformed with (None without tf2).
         self.tf_buffer: Any = None
         self._tf_missing = self._listen_to_tf()
@@ -143,7 +168,10 @@ class StateInterface(Node):
         self.create_service(Trigger, 'robot_sm/state_info', self._on_state_info,
                             qos_profile=SERVICES)
         self.create_service(Trigger, 'robot_sm/stop_2d_nav_goal', self._on_stop_simple_goal,
-                            qos_profile=SERVICES)
+                            qos_profile=SERVICES, callback_group=starts)
+        for name, kind in (('robot_sm/pause', Kind.PAUSE), ('robot_sm/continue', Kind.CONTINUE)):
+            self.create_service(Trigger, name, self._raw_trigger(kind), qos_profile=SERVICES,
+                                callback_group=starts)
         self.machine.start()
         self._timer = self.create_timer(1.0 / config['update_frequency'], self._on_tick)
 
@@ -151,6 +179,8 @@ class StateInterface(Node):
         """Tick the state machine, then tell the mux that its supervisor is alive."""
         self.machine.tick()
         self.suite.pump()
+        if self.actions is not None:
+            self.actions.on_tick()
         self._heartbeat.stamp = self.get_clock().now().to_msg()
         self._heartbeat_pub.publish(self._heartbeat)
 
@@ -161,7 +191,18 @@ class StateInterface(Node):
         self.get_logger().info(f'state: {name}')
 
     def _publish_report(self, report: StateReport) -> None:
+        gateway: Optional[CommandGateway] = getattr(self, 'gateway', None)
+        if report.paused is not None and report.paused.activity is Activity.WAYPOINT_FOLLOWING \
+                and gateway is not None:
+            report = replace(report, resumable=resumable_text(report.resumable,
+                                                              gateway.waypoints))
         self._report_pub.publish(state_info(report, self.get_clock().now().to_msg()))
+        if self.actions is not None:
+            self.actions.on_report(report)
+
+    def _on_activity_end(self, ended: Ended) -> None:
+        if self.actions is not None:
+            self.actions.on_activity_end(ended)
 
     def _publish_outcome(self, text: str) -> None:
         self._outcome_pub.publish(String(data=text))
@@ -231,13 +272,25 @@ class StateInterface(Node):
         response.success, response.message = bool(name), name or 'No active state'
         return response
 
-    def _on_stop_simple_goal(self, _: Trigger.Request, response: Trigger.Response) -> Any:
-        response.success, response.message = self.machine.stop_simple_goal()
-        return response
+    async def _on_stop_simple_goal(self, _: Trigger.Request,
+                                   response: Trigger.Response) -> Any:
+        return await self._raw_trigger(Kind.CANCEL_GOAL)(_, response)
+
+    def _raw_trigger(self, kind: Kind) -> Callable[[Any, Any], Awaitable[Any]]:
+        """Return the callback of a Trigger service that gives ``kind`` as a raw ROS caller."""
+        async def serve(_: Trigger.Request, response: Trigger.Response) -> Any:
+            done = await self.gateway.raw(kind)
+            response.success, response.message = done.success, done.message
+            return response
+        return serve
 
     def destroy_node(self) -> None:
         """Let the current state exit (it stops what it commanded), then destroy the node."""
         self.machine.shutdown()
+        if self.actions is not None:
+            self.actions.destroy()
+        self.control.close()
+        self.paused_file.close()
         super().destroy_node()
 
 

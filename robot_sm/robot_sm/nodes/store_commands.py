@@ -21,8 +21,8 @@ from robot_sm_msgs.srv import Command
 
 
 def _position(store: DataStore, msg: Any) -> int:
-    """Return the index of the waypoint ``msg`` names (by id, or by index when >= 0)."""
-    if msg.index >= 0:
+    """Return the index of the waypoint ``msg`` names (by id; by index when the id is 0)."""
+    if not msg.waypoint_id:
         return int(msg.index)
     position = store.waypoints.index_of(int(msg.waypoint_id))
     if position is None:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Deque, List, Optional, Tuple
 
 from rclpy.client import Client
 from rclpy.node import Node
-from robot_sm.contract import Answer, Mode
+from robot_sm.contract import Answer, Command as Kind, Mode, MUX_COMMAND, STORE_COMMAND
 from robot_sm.nodes.plugin_context import failure
 from robot_sm.qos import SERVICES
 from robot_sm.statemachine.calls import PendingCall, T
@@ -23,16 +23,19 @@ from robot_sm.waypoint_messages import pose_message, pose_of, waypoint_list
 from robot_sm.waypoints.navigation_goal import GoalStatus, NavigationGoal
 from robot_sm.waypoints.pose import Pose
 from robot_sm.waypoints.waypoint_list import WaypointList
+from robot_sm_msgs.msg import Operator
 from robot_sm_msgs.srv import (
+    Command,
     FinishRound,
     GetFailedGoals,
     GetWaypoints,
     GoalCompleted,
     SetNavigationGoal,
-    SetOperationMode,
 )
-from std_srvs.srv import SetBool, Trigger
+from std_srvs.srv import Trigger
 
+#: Who the suite's own changes name: the state machine.
+SUITE = Operator(name='', surface='state_interface')
 #: A call waiting for its turn: the pending call, the client, the request, the answer's reader.
 Queued = Tuple[PendingCall[Any], Client, Any, Callable[[Any], Any]]
 
@@ -60,12 +63,14 @@ class SuiteServices:
         self._finish_round = client(FinishRound, 'finish_round')
         self._get_failed_goals = client(GetFailedGoals, 'get_failed_goals')
         self._get_reverse_mode = client(Trigger, 'get_reverse_mode')
-        self._set_reverse_mode = client(SetBool, 'set_reverse_mode')
-        self._set_operation_mode = client(SetOperationMode, 'set_operation_mode')
+        # The suite's own changes go to the nodes' command services, not to the services of
+        # raw ROS callers (which refuse while an operator holds control).
+        self._store = node.create_client(Command, STORE_COMMAND, qos_profile=SERVICES)
+        self._mux = node.create_client(Command, MUX_COMMAND, qos_profile=SERVICES)
 
     def missing_services(self) -> List[str]:
         """Return the service provider's and the mux's services that have no server now."""
-        return [client.srv_name for client in (self._get_waypoints, self._set_operation_mode)
+        return [client.srv_name for client in (self._get_waypoints, self._mux)
                 if not client.service_is_ready()]
 
     def store_goal(self, goal: NavigationGoal) -> PendingCall[Answer]:
@@ -104,18 +109,18 @@ class SuiteServices:
                               lambda response: bool(response.success))
 
     def set_reverse_mode(self, reverse: bool) -> PendingCall[Answer]:
-        """Switch reverse driving."""
-        return self._in_order(self._set_reverse_mode, SetBool.Request(data=reverse), _answer)
+        """Switch reverse driving (a routine's change: the suite's own)."""
+        request = Command.Request(command=int(Kind.SET_REVERSE), reverse=reverse, by=SUITE)
+        return self._in_order(self._store, request, _answer)
 
     def stop_robot(self, reason: str) -> None:
         """Ask the mux for STOPPED (a state failed); under an e-stop it refuses, harmlessly."""
-        if not self._set_operation_mode.service_is_ready():
+        if not self._mux.service_is_ready():
             self._node.get_logger().error(f'cannot stop the robot through the mux ({reason}): '
-                                          'robot_sm/set_operation_mode is not available')
+                                          f'{self._mux.srv_name} is not available')
             return
-        request = SetOperationMode.Request()
-        request.operation_mode.mode = int(Mode.STOPPED)
-        self._set_operation_mode.call_async(request)
+        self._mux.call_async(Command.Request(command=int(Kind.SELECT_MODE),
+                                             mode=int(Mode.STOPPED), by=SUITE))
 
     # -- the service provider's calls, in order ----------------------------------------------
 

@@ -13,19 +13,16 @@ written as they arrive, serialized, with the schema, QoS and type hash rosbag2 s
 """
 
 from datetime import datetime, timezone
-import importlib
 import pathlib
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
-from rclpy.duration import Duration
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm.nodes.node_parameters import declare_parameters
+from robot_sm.nodes.recorded_topics import found_topic
 from robot_sm.nodes.runner import run_node
 from robot_sm.parameters import ConfigurationError, Param
-from robot_sm.recording.mcap_file import INFINITE, McapTopicFile, offered_qos_yaml
-from robot_sm.recording.msgdef import message_definition
+from robot_sm.recording.mcap_file import McapTopicFile
 
 #: The suite's topics (README node tables), relative to the suite's namespace; ``/tf``,
 #: ``/tf_static`` and ``/diagnostics`` are global.
@@ -47,37 +44,6 @@ PARAMETERS = [
     Param('discovery_period', 0.5, 'how often the graph is searched for new topics (s)',
           minimum=0.0, exclusive_minimum=True),
 ]
-
-
-def _read_msg(package: str, name: str) -> str:
-    """Return the installed ``.msg`` text of ``package/Type``; LookupError if there is none."""
-    from ament_index_python.packages import get_package_share_directory
-    path = pathlib.Path(get_package_share_directory(package)) / 'msg' / f'{name}.msg'
-    try:
-        return path.read_text(encoding='utf-8')
-    except OSError:
-        raise LookupError(f'{package}/msg/{name}.msg is not installed') from None
-
-
-def _message_class(type_name: str) -> Any:
-    package, _, name = type_name.split('/')
-    return getattr(importlib.import_module(f'{package}.msg'), name)
-
-
-def _duration(value: Duration) -> Dict[str, int]:
-    nanoseconds = value.nanoseconds
-    if nanoseconds >= INFINITE['sec'] * 10**9 + INFINITE['nsec'] or nanoseconds < 0:
-        return dict(INFINITE)
-    return {'sec': nanoseconds // 10**9, 'nsec': nanoseconds % 10**9}
-
-
-def _qos_mapping(profile: QoSProfile) -> Dict[str, Any]:
-    return {'history': int(profile.history), 'depth': profile.depth,
-            'reliability': int(profile.reliability), 'durability': int(profile.durability),
-            'deadline': _duration(profile.deadline), 'lifespan': _duration(profile.lifespan),
-            'liveliness': int(profile.liveliness),
-            'liveliness_lease_duration': _duration(profile.liveliness_lease_duration),
-            'avoid_ros_namespace_conventions': profile.avoid_ros_namespace_conventions}
 
 
 def default_output() -> pathlib.Path:
@@ -117,33 +83,18 @@ class TopicRecorder(Node):
         for topic, types in self.get_topic_names_and_types():
             if topic not in self.topics or topic in self._recorded or topic in self._skipped:
                 continue
-            publishers = self.get_publishers_info_by_topic(topic)
-            if not publishers:
-                continue
             type_name = types[0]
             try:
-                message_class = _message_class(type_name)
-                definition = message_definition(type_name, _read_msg)
+                found = found_topic(self, topic, type_name)
             except (ImportError, AttributeError, LookupError, ValueError) as error:
                 self._skipped.add(topic)
                 self.get_logger().warning(f'not recording {topic} ({type_name}): {error}')
                 continue
-            channel = self.file.add_topic(
-                topic, type_name, definition,
-                offered_qos_yaml([_qos_mapping(info.qos_profile) for info in publishers]),
-                str(publishers[0].topic_type_hash))
-            reliable = all(info.qos_profile.reliability == ReliabilityPolicy.RELIABLE
-                           for info in publishers)
-            latched = all(info.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
-                          for info in publishers)
-            qos = QoSProfile(
-                depth=100,
-                reliability=ReliabilityPolicy.RELIABLE if reliable
-                else ReliabilityPolicy.BEST_EFFORT,
-                durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
-                else DurabilityPolicy.VOLATILE)
+            if found is None:
+                continue
+            channel = self.file.add_topic(topic, *found.channel)
             self._recorded[topic] = self.create_subscription(
-                message_class, topic, self._writer(channel), qos, raw=True)
+                found.message_class, topic, self._writer(channel), found.qos, raw=True)
             self.get_logger().info(f'subscribed to {topic} ({type_name})')
 
     def _writer(self, channel: int) -> Callable[[bytes], None]:

@@ -9,13 +9,14 @@ waypoint the robot is driving to is drawn taller, with a yellow ring around its 
 from typing import List, Optional
 
 from geometry_msgs.msg import Point, Pose
+from robot_sm.contract import WAYPOINT_COLOURS, waypoint_status
 from robot_sm_msgs.msg import Waypoint, WaypointArray
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
-PENDING = ColorRGBA(r=0.1, g=0.35, b=1.0, a=1.0)
-VISITED = ColorRGBA(r=0.1, g=0.8, b=0.2, a=1.0)
-UNREACHABLE = ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0)
+#: The marker colour of each waypoint status.
+COLOURS = {status: ColorRGBA(r=r, g=g, b=b, a=a)
+           for status, (r, g, b, a) in WAYPOINT_COLOURS.items()}
 CURRENT = ColorRGBA(r=1.0, g=0.85, b=0.0, a=1.0)
 WHITE = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
 NAMESPACES = ('waypoint_poles', 'waypoint_flags', 'waypoint_labels', 'waypoint_goal')
@@ -23,7 +24,7 @@ NAMESPACES = ('waypoint_poles', 'waypoint_flags', 'waypoint_labels', 'waypoint_g
 
 def colour_of(visited: bool, unreachable: bool) -> ColorRGBA:
     """Return the colour of a waypoint: red if unreachable, green if visited, else blue."""
-    return UNREACHABLE if unreachable else VISITED if visited else PENDING
+    return COLOURS[waypoint_status(visited, unreachable)]
 
 
 def label_of(index: int, routine: str) -> str:

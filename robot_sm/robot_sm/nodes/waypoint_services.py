@@ -40,6 +40,7 @@ class WaypointServices:
     _serve: Callable[[Any, Callable[[], str]], Any]
     _waypoint_array: Callable[[], WaypointArray]
     get_logger: Callable[[], RcutilsLogger]
+    control: Any
 
     def waypoint_services(self) -> List[Tuple[Any, str, Callable[[Any, Any], Any]]]:
         """Return ``(type, name, callback)`` of every waypoint service."""
@@ -122,6 +123,10 @@ class WaypointServices:
         return response
 
     def _on_clicked_point(self, msg: PointStamped) -> None:
+        refusal = self.control.raw_refusal()
+        if refusal:
+            self.get_logger().warning(f'clicked point ignored: {refusal}')
+            return
         frame = msg.header.frame_id
         if other_frame(frame, self._map_frame):
             self.get_logger().warning(

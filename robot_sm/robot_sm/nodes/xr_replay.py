@@ -27,10 +27,10 @@ from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.task import Future
 from robot_sm import qos
-from robot_sm.bringup.resources import share_directory
 from robot_sm.nodes.node_parameters import declare_parameters
 from robot_sm.nodes.runner import run_node, seconds_clock
 from robot_sm.parameters import ConfigurationError, Param
+from robot_sm.resources import share_directory
 from robot_sm.xr.session import HANDS, SessionFileError, XrSession
 from sensor_msgs.msg import Joy
 

@@ -6,7 +6,7 @@ reported success, so failed goals were never forgiven).
 """
 
 import math
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from robot_sm.navigation import VelocityCommand
 from robot_sm.parameters import duration, Param
@@ -38,16 +38,20 @@ class Spin(MappingState):
     )
 
     def start(self) -> None:
-        """Start turning from the current heading."""
+        """Start turning from the current heading (what is left of a paused turn, continuing)."""
         context = self.context
         self._started = context.now()
-        self._turned = 0.0
+        self._turned = float((self.resumed or {}).get('turned', 0.0))
         self._last_yaw: Optional[float] = None
         self._cmd = context.publisher('autonomy/cmd_vel', TWIST, 'command')
         self._pose = context.subscribe(context.parameter('pose_topic'),
                                        'nav_msgs/msg/Odometry', qos='sensor')
         self._mode = context.subscribe('robot_sm/operation_mode',
                                        'robot_sm_msgs/msg/OperationMode', qos='state')
+
+    def on_pause(self) -> Dict[str, Any]:
+        """Keep how far it has turned."""
+        return {'turned': self._turned}
 
     def update(self) -> None:
         """Keep turning until a full turn is measured on the pose topic."""

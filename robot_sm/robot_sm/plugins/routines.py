@@ -5,7 +5,7 @@ A waypoint whose routine is ``Wait`` runs the plugin ``WaitRoutine``; the servic
 ``waypoint_routines`` parameter lists the names operators may choose.
 """
 
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from robot_sm.contract import Answer
 from robot_sm.parameters import duration
@@ -14,14 +14,21 @@ from robot_sm.statemachine.calls import PendingCall
 
 
 class WaitRoutine(RoutineState):
-    """Wait at the waypoint for ``wait_duration`` seconds."""
+    """Wait at the waypoint for ``wait_duration`` seconds; paused, it waits what is left."""
 
     NAME = 'Waiting'
     PARAMETERS = (duration('wait_duration', 3.0, 'Time to wait at the waypoint.', 0.0, 3600.0),)
 
     def start(self) -> None:
-        """Note when the wait ends."""
-        self._until = self.context.now() + self.context.parameter('wait_duration')
+        """Note when the wait ends (after what is left of a paused wait, when continuing)."""
+        remaining = self.context.parameter('wait_duration')
+        if self.resumed is not None and 'remaining' in self.resumed:
+            remaining = min(remaining, max(0.0, float(self.resumed['remaining'])))
+        self._until = self.context.now() + remaining
+
+    def on_pause(self) -> Dict[str, Any]:
+        """Keep what is left of the wait."""
+        return {'remaining': max(0.0, self._until - self.context.now())}
 
     def update(self) -> None:
         """Succeed once the time is up."""

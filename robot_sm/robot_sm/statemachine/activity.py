@@ -21,7 +21,7 @@ Nothing here imports ROS; the codes are :mod:`robot_sm.contract`'s.
 """
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
 from robot_sm.contract import Activity, Outcome
 from robot_sm.statemachine.cycle import Interrupt, Role, ROLES
@@ -97,14 +97,20 @@ class Ended:
     run: Run
     outcome: Outcome
     text: str
+    #: The state the machine went to ('' when the run never began).
+    state: str = ''
 
 
 class ActivityRuns:
     """The current run and how the last one ended, followed from the machine's transitions."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_end: Callable[[Ended], None] = lambda ended: None) -> None:
+        """Follow runs; ``on_end`` is told every end (and refusal) as it happens."""
         self.current: Optional[Run] = None
+        #: A run an operator paused: it has not ended, nothing of it runs.
+        self.paused: Optional[Run] = None
         self.last: Optional[Ended] = None
+        self._on_end = on_end
         self._next_id = 1
 
     def _begin(self, activity: Activity, name: str) -> Run:
@@ -112,42 +118,70 @@ class ActivityRuns:
         self._next_id += 1
         return self.current
 
-    def end(self, outcome: Outcome, text: str) -> Optional[Ended]:
-        """End the current run (if any) with ``outcome``; return how it ended."""
+    def end(self, outcome: Outcome, text: str, state: str = '') -> Optional[Ended]:
+        """End the current run (if any) with ``outcome``, going to ``state``; return the end."""
         run, self.current = self.current, None
         if run is None:
             return None
-        self.last = Ended(run, outcome, text)
+        self.last = Ended(run, outcome, text, state)
+        self._on_end(self.last)
         return self.last
+
+    def suspend(self) -> None:
+        """Pause the current run: it is kept, not ended."""
+        self.paused, self.current = self.current, None
+
+    def resume(self) -> None:
+        """Continue the paused run: it is current again (with its id)."""
+        self.current, self.paused = self.paused, None
+
+    def end_paused(self, outcome: Outcome, text: str, state: str) -> Optional[Ended]:
+        """End the paused run (a stop of it, or it was abandoned); return how it ended."""
+        run, self.paused = self.paused, None
+        if run is None:
+            return None
+        self.last = Ended(run, outcome, text, state)
+        self._on_end(self.last)
+        return self.last
+
+    def restore(self, activity: Activity, name: str) -> Run:
+        """Take a paused run kept across a restart (it gets a new id)."""
+        self.paused = Run(activity, self._next_id, name or activity.label)
+        self._next_id += 1
+        return self.paused
 
     def refuse(self, activity: Activity, text: str) -> Ended:
         """Record a start of ``activity`` that the suite refused: a run that never began."""
         run = Run(activity, self._next_id, activity.label)
         self._next_id += 1
         self.last = Ended(run, Outcome.REFUSED, text)
+        self._on_end(self.last)
         return self.last
 
-    def moving(self, to: Tuple[Activity, str], by: Optional[Interrupt] = None,
-               leaving: Optional[Role] = None, outcome: str = '',
-               text: str = '') -> Optional[Ended]:
+    def moving(self, to: Tuple[Activity, str], state: str, by: Optional[Interrupt] = None,
+               leaving: Optional[Role] = None, outcome: str = '', text: str = '',
+               failure: str = '') -> Optional[Ended]:
         """
-        Follow a transition into a state of activity ``to`` (and its name); return an end.
+        Follow a transition into ``state``, of activity ``to`` (and its name); return an end.
 
         ``by`` is the interrupt that requested it, else the transition is the outcome
         ``outcome`` of a state of role ``leaving``, told in ``text``. A run continues while the
         states stay in its activity and only their outcomes lead on; an interrupt, or a state
-        of another activity, ends it.
+        of another activity, ends it. ``failure`` says why the state of the role the cycle
+        gave could not be created (its plugin failed): the run then FAILED, for that reason.
         """
         activity, name = to
         run = self.current
         ended = None
-        if run is not None and (by is not None or (run.activity, run.name) !=
-                                (activity, name or activity.label)):
+        if run is not None and failure:
+            ended = self.end(Outcome.FAILED, failure, state)
+        elif run is not None and (by is not None or (run.activity, run.name) !=
+                                  (activity, name or activity.label)):
             if by is not None:
-                ended = self.end(BY_INTERRUPT[by], text or INTERRUPT_TEXT[by])
+                ended = self.end(BY_INTERRUPT[by], text or INTERRUPT_TEXT[by], state)
             else:
                 assert leaving is not None
-                ended = self.end(outcome_of(leaving, outcome), text or outcome)
+                ended = self.end(outcome_of(leaving, outcome), text or outcome, state)
         if activity is not Activity.NONE and self.current is None:
             self._begin(activity, name)
         return ended

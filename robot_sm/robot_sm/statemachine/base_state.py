@@ -18,7 +18,7 @@ one moved the machine on (:attr:`BaseState.interrupted`), the state's own outcom
 so the interrupt's target wins, as in RSM.
 """
 
-from typing import ClassVar, Optional, Protocol, Tuple
+from typing import Any, ClassVar, Dict, Mapping, Optional, Protocol, Tuple
 
 from robot_sm.contract import Answer
 from robot_sm.parameters import Param
@@ -44,11 +44,15 @@ class BaseState:
     ``E: ``, ``W: `` or ``G: ``); ``OUTCOMES`` the outcomes it may end with; ``PARAMETERS`` the
     plugin's parameters, declared on the state interface as ``<plugin>.<name>``; ``ACTIVITY``,
     if set, names an activity of the plugin package's own that the state runs
-    (``StateInfo.ACTIVITY_PLUGIN``) instead of its role's.
+    (``StateInfo.ACTIVITY_PLUGIN``) instead of its role's; ``PAUSABLE`` false: the state
+    cannot be paused (:meth:`on_pause`).
     """
 
     NAME: ClassVar[str] = ''
     ACTIVITY: ClassVar[str] = ''
+    #: Whether the state can be paused (its activity continued later); one that cannot is
+    #: stopped instead when an operator pauses it, and says so.
+    PAUSABLE: ClassVar[bool] = True
     OUTCOMES: ClassVar[Tuple[str, ...]] = ()
     PARAMETERS: ClassVar[Tuple[Param, ...]] = ()
 
@@ -64,6 +68,8 @@ class BaseState:
         self.interrupted: Optional[Interrupt] = None
         #: The plugin (entry point) the state was created from; set by the factory.
         self.plugin = type(self).__name__
+        #: The place it continues from when it continues a paused activity (:meth:`on_resume`).
+        self.resumed: Optional[Mapping[str, Any]] = None
 
     @property
     def name(self) -> str:
@@ -118,6 +124,27 @@ class BaseState:
 
     def on_exit(self) -> None:
         """Clean up: another state follows."""
+
+    # -- pause and continue -----------------------------------------------------------------
+
+    def on_pause(self) -> Dict[str, Any]:
+        """
+        Return what the state needs to continue where it is (its place), when paused.
+
+        Called when an operator pauses its activity, before it is left (``on_exit`` then stops
+        what it commanded). The place must be plain data (numbers, text, lists, mappings): it
+        is kept in a file across a restart. The default keeps nothing: the state starts again
+        when the activity continues, with what its transition carried (the goal).
+        """
+        return {}
+
+    def on_resume(self, place: Mapping[str, Any]) -> None:
+        """
+        Take the place :meth:`on_pause` returned: the state continues a paused activity.
+
+        Called when the state is created to continue it, before ``on_setup``; the default does
+        nothing (the state starts again).
+        """
 
     # -- ending -----------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ class Role(enum.Enum):
     WAYPOINT_NAVIGATION = 'waypoint navigation'
     ROUTINE = 'routine'
     SIMPLE_GOAL_NAVIGATION = 'simple goal navigation'
+    PAUSED = 'paused'
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ ROLES: Dict[Role, Part] = {
     Role.ROUTINE: Part('', '', 'runs the routine the reached waypoint names', W),
     Role.SIMPLE_GOAL_NAVIGATION: Part('navigation_plugin', 'Navigation',
                                       "drives to an operator's simple goal", G),
+    Role.PAUSED: Part('paused_state', 'Paused', 'holds a paused activity at its place (the '
+                      'robot at zero); continue resumes it where it was'),
 }
 
 #: The prefix of the names of an activity's states, and what refusals call the activity.
@@ -139,6 +142,9 @@ TRANSITIONS: Dict[Role, Dict[str, Role]] = {
         'succeeded': Role.IDLE, 'failed': Role.IDLE, 'aborted': Role.IDLE,
         'stopped': Role.IDLE, 'routine': Role.IDLE, 'obsolete_moved': Role.IDLE,
         'obsolete_not_moved': Role.IDLE},
+    # A paused activity: stopped by an operator, or abandoned after max_pause. (Continue
+    # leads back to the role it was paused in: RESUME_ROLE.)
+    Role.PAUSED: {'stopped': Role.IDLE, 'abandoned': Role.IDLE},
 }
 
 
@@ -155,6 +161,8 @@ class Interrupt(enum.IntEnum):
     SIMPLE_GOAL = 3
     #: An operator stopped the simple goal (``robot_sm/stop_2d_nav_goal``).
     SIMPLE_GOAL_STOP = 4
+    #: An operator paused the activity (``robot_sm/pause``): it is held at its place.
+    PAUSE = 5
 
 
 #: Of two interrupts in one tick the higher wins: e-stop, teleoperation, simple goals, the end.
@@ -163,6 +171,7 @@ PRIORITY: Dict[Interrupt, int] = {
     Interrupt.TELEOPERATION: 2,
     Interrupt.SIMPLE_GOAL: 1,
     Interrupt.SIMPLE_GOAL_STOP: 1,
+    Interrupt.PAUSE: 1,
     Interrupt.INTERRUPT_END: 0,
 }
 
@@ -173,22 +182,30 @@ OPERATOR_INTERRUPTS: Dict[Interrupt, Role] = {
     Interrupt.SIMPLE_GOAL: Role.SIMPLE_GOAL_NAVIGATION,  # a new simple goal replaces the old
 }
 
+#: What every state of an activity takes: the operators' interrupts, and pause.
+ACTIVITY_INTERRUPTS: Dict[Interrupt, Role] = {**OPERATOR_INTERRUPTS,
+                                              Interrupt.PAUSE: Role.PAUSED}
+
 #: An interrupt → the role of the next state, for each role that takes it.
 INTERRUPTS: Dict[Role, Dict[Interrupt, Role]] = {
     Role.BOOT: {Interrupt.EMERGENCY_STOP: Role.BOOT_EMERGENCY_STOP},
     Role.BOOT_EMERGENCY_STOP: {Interrupt.INTERRUPT_END: Role.BOOT},  # released: boot again
     Role.IDLE: OPERATOR_INTERRUPTS,
+    # (The end of teleoperation or of an e-stop leads back to Paused when an activity is.)
     Role.TELEOPERATION: {Interrupt.EMERGENCY_STOP: Role.EMERGENCY_STOP,
                          Interrupt.INTERRUPT_END: Role.IDLE},
     Role.EMERGENCY_STOP: {Interrupt.INTERRUPT_END: Role.IDLE},  # never resumes an activity
-    Role.MAPPING: OPERATOR_INTERRUPTS,
-    Role.CALCULATE_GOAL: OPERATOR_INTERRUPTS,
-    Role.EXPLORATION_NAVIGATION: OPERATOR_INTERRUPTS,
-    Role.WAYPOINT_FOLLOWING: OPERATOR_INTERRUPTS,
-    Role.WAYPOINT_NAVIGATION: OPERATOR_INTERRUPTS,
-    Role.ROUTINE: OPERATOR_INTERRUPTS,
-    Role.SIMPLE_GOAL_NAVIGATION: {**OPERATOR_INTERRUPTS,
+    Role.MAPPING: ACTIVITY_INTERRUPTS,
+    Role.CALCULATE_GOAL: ACTIVITY_INTERRUPTS,
+    Role.EXPLORATION_NAVIGATION: ACTIVITY_INTERRUPTS,
+    Role.WAYPOINT_FOLLOWING: ACTIVITY_INTERRUPTS,
+    Role.WAYPOINT_NAVIGATION: ACTIVITY_INTERRUPTS,
+    Role.ROUTINE: ACTIVITY_INTERRUPTS,
+    Role.SIMPLE_GOAL_NAVIGATION: {**ACTIVITY_INTERRUPTS,
                                   Interrupt.SIMPLE_GOAL_STOP: Role.IDLE},
+    # The e-stop wins over pause; teleoperation while paused is allowed.
+    Role.PAUSED: {Interrupt.EMERGENCY_STOP: Role.EMERGENCY_STOP,
+                  Interrupt.TELEOPERATION: Role.TELEOPERATION},
 }
 
 
@@ -206,6 +223,20 @@ class Handover:
     goal: Optional[NavigationGoal] = None
     #: Waypoint following: rounds in a row in which every waypoint was unreachable.
     unreachable_rounds: int = 0
+
+
+#: Where a paused activity continues, by the role of the state it was paused in: the same role,
+#: except that a waypoint's drive goes back to choosing it (the same waypoint, as it was not
+#: reached, with the list as it is now).
+RESUME_ROLE: Dict[Role, Role] = {
+    Role.WAYPOINT_FOLLOWING: Role.WAYPOINT_FOLLOWING,
+    Role.WAYPOINT_NAVIGATION: Role.WAYPOINT_FOLLOWING,
+    Role.ROUTINE: Role.ROUTINE,
+    Role.MAPPING: Role.MAPPING,
+    Role.CALCULATE_GOAL: Role.CALCULATE_GOAL,
+    Role.EXPLORATION_NAVIGATION: Role.EXPLORATION_NAVIGATION,
+    Role.SIMPLE_GOAL_NAVIGATION: Role.SIMPLE_GOAL_NAVIGATION,
+}
 
 
 class CycleError(ConfigurationError):
@@ -297,6 +328,9 @@ def describe(players: Mapping[Role, Sequence[Tuple[str, str]]]) -> Dict[str, Any
         } for role, part in ROLES.items()],
         'interrupt_priority': [interrupt.name for interrupt in
                                sorted(PRIORITY, key=lambda i: (-PRIORITY[i], i.value))],
+        # Continue leads from Paused back to the role of the state the activity was paused in.
+        'continue': {paused.name.lower(): resumed.name.lower()
+                     for paused, resumed in RESUME_ROLE.items()},
     }
 
 

@@ -25,7 +25,7 @@ import traceback
 from typing import Any, Callable, Optional, Protocol
 
 from robot_sm.contract import Answer
-from robot_sm.statemachine.activity import Activity, ActivityRuns, Outcome
+from robot_sm.statemachine.activity import Activity, ActivityRuns, Ended, Outcome
 from robot_sm.statemachine.base_state import BaseState
 from robot_sm.statemachine.constants import OperationMode
 from robot_sm.statemachine.context import Logger
@@ -37,7 +37,9 @@ from robot_sm.statemachine.cycle import (
     PRIORITY,
     Role,
 )
+from robot_sm.statemachine.pausing import Pausing
 from robot_sm.statemachine.report import StateReport
+from robot_sm.statemachine.resumable import Resumable
 from robot_sm.waypoints.navigation_goal import NavigationGoal, NavigationMode
 from robot_sm.waypoints.pose import Pose
 
@@ -51,12 +53,15 @@ class StateFactory(Protocol):
     def fallback(self) -> BaseState:
         """Return a built-in Idle state, for when the configured one fails."""
 
+    def failure(self, state: BaseState, role: Role) -> str:
+        """Return why ``state`` does not play ``role`` (its plugin failed); '' if it does."""
+
 
 class UnhandledOutcome(RuntimeError):
     """A state ended with an outcome its class does not declare or the cycle does not handle."""
 
 
-class StateMachine:
+class StateMachine(Pausing):
     """RSM's state interface: transitions by the cycle's table, ticks, interrupts, commands."""
 
     def __init__(self, factory: StateFactory, logger: Logger,
@@ -64,13 +69,18 @@ class StateMachine:
                  publish_outcome: Callable[[str], None] = lambda text: None,
                  stop_robot: Callable[[str], None] = lambda reason: None,
                  running: Callable[[], bool] = lambda: True,
-                 publish_report: Callable[[StateReport], None] = lambda report: None) -> None:
+                 publish_report: Callable[[StateReport], None] = lambda report: None,
+                 activity_ended: Callable[[Ended], None] = lambda ended: None,
+                 keep_resumable: Callable[[Optional[Resumable]], None] = lambda kept: None
+                 ) -> None:
         """
         Run states made by ``factory``.
 
         ``publish_state`` is given the state's name and ``publish_report`` the typed report
         (:class:`~robot_sm.statemachine.report.StateReport`) on every transition and whenever
-        an activity ends or a start is refused.
+        an activity ends or a start is refused; ``activity_ended`` is told each run's end as
+        it happens (two may end before the next report: a run and one begun in the same tick);
+        ``keep_resumable`` the running or paused activity's place (:mod:`.pausing`).
 
         ``running`` says whether the node still runs: a hook that raises once it does not (rclpy
         shut down under it, at Ctrl-C) is not a plugin's fault, and the error is raised on.
@@ -82,8 +92,10 @@ class StateMachine:
         self._publish_outcome = publish_outcome
         self._stop_robot = stop_robot
         self._publish_report = publish_report
+        self._activity_ended = activity_ended
         #: The runs of activities: the current one and how the last ended.
-        self.runs = ActivityRuns()
+        self.runs = ActivityRuns(self._on_ended)
+        self._init_pausing(keep_resumable)
         self._lock = threading.RLock()
         self.state: Optional[BaseState] = None
         self.pending: Optional[BaseState] = None
@@ -91,6 +103,11 @@ class StateMachine:
         self._pending_interrupt: Optional[Interrupt] = None
         #: The mux's condition: EMERGENCY_STOP, TELEOPERATION, or None.
         self._condition: Optional[Interrupt] = None
+
+    def _on_ended(self, ended: Ended) -> None:
+        self._activity_ended(ended)
+        if self.runs.current is None:
+            self._keep(self.paused)  # nothing runs now: only a paused activity is kept
 
     @property
     def state_name(self) -> str:
@@ -128,12 +145,17 @@ class StateMachine:
                        f"the cycle does not handle for role '{state.role.value}'")
                 raise UnhandledOutcome(f"{state.name} ended with outcome '{outcome}', which "
                                        f"{why} (declared: {', '.join(declared) or 'none'})")
-            following = self._factory.create(target, handover)
+            target = self.back_to_paused(state.role, target)
+            following = self.prepared(self._factory.create(target, handover))
             if not self.transition_to(following):
                 return False
             state.outcome = outcome
-            self.runs.moving(following.activity_run, leaving=state.role, outcome=outcome,
-                             text=message)
+            if state.role is Role.PAUSED:
+                self.paused_ended(outcome, message or outcome, following.name)
+            else:
+                self.runs.moving(following.activity_run, following.name, leaving=state.role,
+                                 outcome=outcome, text=message,
+                                 failure=self._factory.failure(following, target))
             if message:
                 self.report(state, message)
             return True
@@ -174,6 +196,7 @@ class StateMachine:
             return
         self._publish_state(state.name)
         self.publish_report()
+        self.keep_running(state)
         # The mux's mode as it is now reaches the new state: an e-stop or teleoperation that
         # still holds, or the end of one that ended before the state was entered.
         self.interrupt(self._condition or Interrupt.INTERRUPT_END)
@@ -197,7 +220,7 @@ class StateMachine:
         self._stop_robot(reason)
         self._publish_outcome(f'{reason}; going to Idle')
         if not exiting:
-            self.runs.end(Outcome.FAILED, reason)
+            self.runs.end(Outcome.FAILED, reason, 'Idle')
         if exiting:
             # Its exit was what failed: the requested state still follows (it may be the
             # Emergency Stop), the robot has been stopped.
@@ -217,7 +240,7 @@ class StateMachine:
             self._logger.error(f'{state.name} raised on exit {when}: {error!r}')
 
     def _go_idle(self, failed: BaseState) -> None:
-        idle = self._factory.create(Role.IDLE)
+        idle = self.prepared(self._factory.create(self.back_to_paused(Role.BOOT, Role.IDLE)))
         if type(idle) is type(failed):
             idle = self._factory.fallback()
         idle.engine = self
@@ -237,10 +260,13 @@ class StateMachine:
         """Return the typed report of the current state and activities."""
         with self._lock:
             state = self.state
+            paused = self.paused
+            resumable = paused.describe() if paused is not None else ''
             if state is None:
-                return StateReport('', '', '', self.runs.current, self.runs.last)
+                return StateReport('', '', '', self.runs.current, self.runs.last,
+                                   self.runs.paused, resumable)
             return StateReport(state.name, state.role.name.lower(), state.plugin,
-                               self.runs.current, self.runs.last)
+                               self.runs.current, self.runs.last, self.runs.paused, resumable)
 
     def publish_report(self) -> None:
         """Publish the typed report now."""
@@ -294,6 +320,8 @@ class StateMachine:
         """Deliver SIMPLE_GOAL_STOP; answer whether a simple goal was stopped."""
         with self._lock:
             state = self.state
+            if state is not None and state.role is Role.PAUSED:
+                return self._command('stop_simple_goal')
             if state is not None and self.interrupt(Interrupt.SIMPLE_GOAL_STOP):
                 self.report(state, 'Simple goal stopped')
                 return Answer(True, 'Simple goal stopped')
@@ -314,11 +342,13 @@ class StateMachine:
             pending = self._pending_interrupt
             if target is None or (pending is not None and PRIORITY[pending] > PRIORITY[interrupt]):
                 return False
-            following = self._factory.create(target, handover)
+            target = self.back_to_paused(state.role, target)
+            following = self.prepared(self._factory.create(target, handover))
             if not self.transition_to(following):
                 return False
             self._pending_interrupt = interrupt
-            self.runs.moving(following.activity_run, by=interrupt)
+            self.runs.moving(following.activity_run, following.name, by=interrupt,
+                             failure=self._factory.failure(following, target))
             if state.running:
                 state.interrupted = interrupt
             return True

@@ -95,6 +95,8 @@ class StateCreator:
         self._logger = logger
         self._idle_class = idle_class
         self._on_error = on_error
+        #: Why the last state created for a role is Idle instead ('' if it plays its role).
+        self._failure = ''
 
     def plugin_for(self, role: Role, handover: Handover = Handover()) -> str:
         """Return the name of the plugin that plays ``role`` (with ``handover``'s routine)."""
@@ -106,6 +108,7 @@ class StateCreator:
     def create(self, role: Role, handover: Handover = Handover()) -> BaseState:
         """Return a new state for ``role``; Idle (with an error) if its plugin fails."""
         name = self.plugin_for(role, handover)
+        self._failure = ''
         try:
             state = self._registry.load(name)(self._context_for(name), role, handover)
             state.plugin = name
@@ -117,8 +120,15 @@ class StateCreator:
             self._logger.error(message)
             self._on_error(message)
             if role is Role.IDLE:
-                return self.fallback()
-            return self.create(Role.IDLE)
+                idle = self.fallback()
+            else:
+                idle = self.create(Role.IDLE)
+            self._failure = message
+            return idle
+
+    def failure(self, state: BaseState, role: Role) -> str:
+        """Return why ``state`` does not play ``role`` (its plugin failed); '' if it does."""
+        return self._failure if state.role is not role else ''
 
     def fallback(self) -> BaseState:
         """Return the built-in Idle state."""

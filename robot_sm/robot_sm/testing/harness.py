@@ -11,7 +11,7 @@ import gc
 import threading
 import time
 import traceback
-from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, TypeVar
 
 import rclpy
 from rclpy.context import Context
@@ -19,19 +19,11 @@ from rclpy.executors import Executor, MultiThreadedExecutor, SingleThreadedExecu
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile
+from robot_sm.bringup.recorder import DEFAULT_TIMEOUT, Recorder, wait_until
 from robot_sm.testing.node_process import NAMESPACED_GLOBAL_TOPICS, NodeProcess
 
 
-MsgT = TypeVar('MsgT')
-
-
 NodeT = TypeVar('NodeT', bound=Node)
-
-
-#: Seconds a wait for what will happen (a message, a service's answer) allows by default: a limit
-#: for a failing test, never a bound on a figure (those use :data:`SCHEDULING_SLACK`). Discovery
-#: of a new participant and a fresh process take seconds on a loaded 2-core machine.
-DEFAULT_TIMEOUT = 10.0
 
 
 #: Seconds an upper time bound in a node test allows beyond the promised figure, for DDS delivery
@@ -39,101 +31,6 @@ DEFAULT_TIMEOUT = 10.0
 #: The promised figures hold to the millisecond in the cores' tests (time is an argument there);
 #: what real nodes achieve is measured in ``bench/``.
 SCHEDULING_SLACK = 0.5
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.005) -> bool:
-    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; return its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if predicate():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
-
-
-class Recorder(Generic[MsgT]):
-    """Messages received on one topic, each with its monotonic arrival time."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: List[Tuple[float, MsgT]] = []
-
-    def __call__(self, msg: MsgT) -> None:
-        with self._lock:
-            self._items.append((time.monotonic(), msg))
-
-    @property
-    def messages(self) -> List[MsgT]:
-        """All messages received so far, oldest first."""
-        with self._lock:
-            return [msg for _, msg in self._items]
-
-    @property
-    def stamped(self) -> List[Tuple[float, MsgT]]:
-        """All ``(arrival time, message)`` pairs received so far, oldest first."""
-        with self._lock:
-            return list(self._items)
-
-    @property
-    def last(self) -> Optional[MsgT]:
-        """Return the newest message, or None."""
-        with self._lock:
-            return self._items[-1][1] if self._items else None
-
-    def clear(self) -> None:
-        """Forget what was received."""
-        with self._lock:
-            self._items.clear()
-
-    def since(self, t: float) -> List[MsgT]:
-        """Messages that arrived at or after monotonic time ``t``."""
-        with self._lock:
-            return [msg for stamp, msg in self._items if stamp >= t]
-
-    def wait_for(
-        self,
-        predicate: Callable[[MsgT], bool] = lambda _: True,
-        timeout: float = DEFAULT_TIMEOUT,
-        after: float = 0.0,
-    ) -> MsgT:
-        """
-        Return the first message arriving at or after ``after`` that satisfies ``predicate``.
-
-        :raises TimeoutError: if none arrives within ``timeout`` seconds.
-        """
-        found: List[MsgT] = []
-
-        def check() -> bool:
-            with self._lock:
-                for stamp, msg in self._items:
-                    if stamp >= after and predicate(msg):
-                        found.append(msg)
-                        return True
-            return False
-
-        if not wait_until(check, timeout):
-            raise TimeoutError(f'no matching message within {timeout} s')
-        return found[0]
-
-    def wait_last(self, predicate: Callable[[MsgT], bool],
-                  timeout: float = DEFAULT_TIMEOUT) -> MsgT:
-        """
-        Wait until the newest message satisfies ``predicate``; return it.
-
-        :raises TimeoutError: if it does not within ``timeout`` seconds (naming the newest).
-        """
-        found: List[MsgT] = []
-
-        def check() -> bool:
-            last = self.last
-            if last is not None and predicate(last):
-                found.append(last)
-            return bool(found)
-
-        if not wait_until(check, timeout):
-            raise TimeoutError(f'the newest message is {self.last}, after {timeout} s')
-        return found[0]
 
 
 class _Spinner:

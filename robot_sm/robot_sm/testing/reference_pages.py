@@ -67,6 +67,7 @@ NODE_PAGES = (
                                                          'wrist_roll', 'gripper']}),
     NodePage('xr_replay', 'robot_sm.nodes.xr_replay', 'XrReplay'),
     NodePage('topic_recorder', 'robot_sm.nodes.topic_recorder', 'TopicRecorder'),
+    NodePage('incident_recorder', 'robot_sm.nodes.incident_recorder', 'IncidentRecorder'),
 )
 
 #: Endpoints every rclpy node has, and the TF topics that exist only with tf2_ros.

@@ -35,6 +35,7 @@ PROCESSES: Dict[str, Dict[str, object]] = {
     'teleop_retargeting': {},
     'xr_replay': {},
     'topic_recorder': {},
+    'incident_recorder': {},
     'web': {},
 }
 
@@ -52,6 +53,8 @@ def command(name: str, namespace: str, folder: str) -> List[str]:
     parameters = dict(PROCESSES[name])
     if name == 'topic_recorder':
         parameters['output'] = f'{folder}/recording-{time.monotonic_ns()}.mcap'
+    if name == 'incident_recorder':
+        parameters['directory'] = f'{folder}/incidents-{time.monotonic_ns()}'
     return [executable(name), *ros_args(namespace, parameters)]
 
 

@@ -55,15 +55,16 @@ class HeldClients:
         self._follower = threading.Thread(target=self._follow_fleets, daemon=True)
         self._follower.start()
 
-    def suite(self, namespace: str, timeout: float) -> Any:
-        """Return the kept client of the suite in ``namespace`` waiting ``timeout`` s."""
+    def suite(self, namespace: str, timeout: float, by: Any = None) -> Any:
+        """Return the kept client of the suite in ``namespace`` for a command of ``by``."""
         key = _namespace(namespace)
         with self._lock:
             client = self._suites.get(key)
             if client is None:
                 client = self._suites[key] = SuiteClient(key, timeout, self.context)
                 client.prepare()
-        return contextlib.nullcontext(client.with_timeout(timeout))
+        view = client.with_timeout(timeout)
+        return contextlib.nullcontext(view.with_operator(by) if by is not None else view)
 
     @contextlib.contextmanager
     def fleet(self, within: str, timeout: float) -> Iterator[FleetClient]:

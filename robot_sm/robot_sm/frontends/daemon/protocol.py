@@ -49,6 +49,8 @@ PROTOCOL = 1
 MAX_REQUEST = 64 * 1024
 #: Seconds between the daemon's ``alive`` lines while it works on a request.
 KEEPALIVE = 0.5
+#: Names the operator of the caller's commands (``--operator`` wins over it).
+OPERATOR = 'ROBOT_SM_OPERATOR'
 #: Set (to anything but '' or 0) to bypass the daemon, as ``--no-daemon`` does.
 NO_DAEMON = 'ROBOT_SM_NO_DAEMON'
 #: Seconds without a request after which the daemon exits.
@@ -195,8 +197,14 @@ def encode(message: Dict[str, Any]) -> bytes:
 
 
 def run_request(argv: List[str], environment: Dict[str, str]) -> Dict[str, Any]:
-    """Return the request to run the command line ``argv`` in ``environment``."""
-    return {'robot_sm_daemon': PROTOCOL, 'argv': argv, 'environment': environment}
+    """
+    Return the request to run the command line ``argv`` in ``environment``.
+
+    The caller's ``ROBOT_SM_OPERATOR`` travels with it (``operator``): it names who gives the
+    command, not what the command reaches.
+    """
+    return {'robot_sm_daemon': PROTOCOL, 'argv': argv, 'environment': environment,
+            'operator': os.environ.get(OPERATOR, '')}
 
 
 def control_request(control: str) -> Dict[str, Any]:
@@ -227,6 +235,8 @@ def parse_request(line: bytes) -> Dict[str, Any]:
             isinstance(key, str) and isinstance(value, str)
             for key, value in environment.items())):
         raise ProtocolError('malformed request: environment must map strings to strings')
+    if not isinstance(request.get('operator', ''), str):
+        raise ProtocolError('malformed request: operator must be a string')
     return request
 
 

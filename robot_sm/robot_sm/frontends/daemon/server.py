@@ -191,7 +191,7 @@ class Daemon:
                 peer.send({'error': 'this daemon serves another environment ('
                                     f"{', '.join(differ)} differ)"})
                 return
-            self._run(peer, request['argv'])
+            self._run(peer, request['argv'], request.get('operator', ''))
 
     def _control(self, control: str) -> Dict[str, Any]:
         if control == 'stop':
@@ -203,11 +203,13 @@ class Daemon:
         return {'running': True, 'pid': os.getpid(), 'uptime': time.monotonic() - self.started,
                 'idle': idle, 'idle_timeout': self.idle, 'requests': self._requests, **served}
 
-    def _run(self, peer: _Peer, argv: List[str]) -> None:
+    def _run(self, peer: _Peer, argv: List[str], operator: str) -> None:
         args = self._parse(argv)
         if args is None:
             peer.send({'not_for_the_daemon': True})
             return
+        if not getattr(args, 'operator', None):
+            args.operator = operator  # the caller's ROBOT_SM_OPERATOR
         with self._lock:
             self._working.add(peer)
             self._last_request = time.monotonic()

@@ -32,9 +32,11 @@ from robot_sm.client import (
     Result,
     SuiteClient,
 )
+from robot_sm.contract import Activity
 from robot_sm.frontends.presence import HEARTBEAT_RATE
 from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.rqt.panel_backend import PanelBackend, waypoint_rows
+from robot_sm.frontends.rqt.panel_control import ControlRow, PanelControl
 from robot_sm.frontends.rqt.panel_groups import (
     ControlGroup,
     ExplorationGroup,
@@ -48,6 +50,8 @@ from robot_sm.frontends.rqt.panel_groups import (
 from robot_sm.frontends.rqt.qt import QtCore, QtWidgets, Signal
 
 __all__ = ['ControlPanel', 'PanelBackend']
+#: The activities that can be paused.
+PAUSABLE = (Activity.WAYPOINT_FOLLOWING, Activity.EXPLORATION, Activity.SIMPLE_GOAL)
 #: How often the robot selector looks for robots coming and going.
 ROBOTS_REFRESH_HZ = 1.0
 #: The presence line's colours: green while the robot hears the panel, red when it does not.
@@ -79,6 +83,7 @@ class ControlPanel(QtWidgets.QWidget):
         self._closed = False
         self._exploring = False
         self._following = False
+        self._paused = False
         self._shown_exploration_mode: Optional[bool] = None
         self._shown_following_mode: Optional[int] = None
         self.call_finished.connect(self._on_call_finished)
@@ -114,12 +119,15 @@ class ControlPanel(QtWidgets.QWidget):
                                     'presence_label')
         self.presence_label.setWordWrap(True)
         layout.addWidget(self.presence_label)
+        self.control_row = ControlRow()
+        layout.addWidget(self.control_row)
         control, exploration, following, movement = (
             ControlGroup(), ExplorationGroup(), FollowingGroup(), MovementGroup())
         self.waypoint_table = WaypointTable(self._on_table_routine_changed)
         for group in (control, exploration, following, movement, self.waypoint_table):
             layout.addWidget(group)
         self.estop_button, self.mode_buttons = control.estop_button, control.mode_buttons
+        self.pause_button = control.pause_button
         self.state_label, self.input_label = control.state_label, control.input_label
         self.held_label = control.held_label
         self.exploration_button = exploration.exploration_button
@@ -137,10 +145,19 @@ class ControlPanel(QtWidgets.QWidget):
         self.info_label.setWordWrap(True)
         layout.addWidget(self.info_label)
         self._connect()
+        self.control = PanelControl(
+            self.control_row,
+            always=[self.following_button, self.exploration_button, self.set_waypoint_button,
+                    self.reverse_box, self.stop_goal_button, self.delete_button,
+                    self.up_button, self.down_button, self.routine_box],
+            conditional=[*self.mode_buttons.values(), self.exploration_mode, self.pause_button,
+                         self.following_mode, self.reset_button],
+            request=self.request, client=lambda: self.backend.client)
 
     def _connect(self) -> None:
         """Connect every control to the call it makes."""
         self.estop_button.clicked.connect(self._on_estop_clicked)
+        self.pause_button.clicked.connect(self._on_pause_clicked)
         for mode, button in self.mode_buttons.items():
             button.clicked.connect(lambda _=False, mode=mode: self._on_mode_clicked(mode))
         self.exploration_button.clicked.connect(self._on_exploration_clicked)
@@ -211,6 +228,8 @@ class ControlPanel(QtWidgets.QWidget):
             if result.success:
                 self._set_routines(list(result.data or []))
             return
+        if not description:  # a keep-alive: nothing to tell
+            return
         if result.success:
             self.info_label.setText(f'{description}: {result.message}')
         else:
@@ -231,6 +250,12 @@ class ControlPanel(QtWidgets.QWidget):
 
     def _on_estop_clicked(self, checked: bool) -> None:
         self.request('software stop', self.backend.client.set_emergency_stop, checked)
+
+    def _on_pause_clicked(self) -> None:
+        if self._paused:
+            self.request('continue', self.backend.client.resume)
+        else:
+            self.request('pause', self.backend.client.pause)
 
     def _on_mode_clicked(self, mode: str) -> None:
         self.request(f'mode {mode}', self.backend.client.set_mode, mode)
@@ -267,17 +292,8 @@ class ControlPanel(QtWidgets.QWidget):
         waypoints = waypoint_rows(self.backend.snapshot()['waypoints'])
         if row is None or not 0 <= row + step < len(waypoints):
             return
-        waypoint = waypoints[row]
-        client = self.backend.client
-
-        def move() -> Result:
-            removed = client.remove_waypoint(row)
-            if not removed.success:
-                return removed
-            return client.add_waypoint(waypoint.x, waypoint.y, waypoint.yaw, waypoint.routine,
-                                       row + step)
-
-        self.request('reorder waypoint', move)
+        self.request('reorder waypoint', self.backend.client.reorder_waypoint, row, row + step,
+                     waypoints[row].waypoint_id)
         self.table.selectRow(row + step)
 
     def _on_table_routine_changed(self, row: int, text: str) -> None:
@@ -292,10 +308,13 @@ class ControlPanel(QtWidgets.QWidget):
         latest = self.backend.snapshot()
         state = latest['state']
         if state is not None:
-            name = state.data
-            self.state_label.setText(f'Current state: {name}')
-            self._exploring = name.startswith('E:')
-            self._following = name.startswith('W:')
+            self.state_label.setText(f'Current state: {state.name}')
+            self._exploring = state.activity == Activity.EXPLORATION
+            self._following = state.activity == Activity.WAYPOINT_FOLLOWING
+            self._paused = bool(state.paused)
+            running = state.activity in PAUSABLE
+            self.pause_button.setText('Continue' if self._paused else 'Pause')
+            self.pause_button.setEnabled(self._paused or running)
             self.exploration_button.setText('Stop' if self._exploring else 'Start')
             self.following_button.setText('Stop' if self._following else 'Start')
             self.exploration_mode.setEnabled(not self._exploring)
@@ -333,10 +352,12 @@ class ControlPanel(QtWidgets.QWidget):
             self.following_mode.setCurrentIndex(
                 FOLLOWING_MODES.index(FOLLOWING_MODE_NAMES.get(array.mode, 'single')))
         self.waypoint_table.show_waypoints(waypoint_rows(array), self._routines)
+        self.control.show(latest['control'], str(self.backend.client.by.name))
 
     def shutdown(self) -> None:
         """Stop refreshing and release the backend (ROS itself keeps running)."""
         self._closed = True
+        self.control.stop()
         self._timer.stop()
         self._heartbeat.stop()
         self._robots_timer.stop()

@@ -9,37 +9,60 @@ ROS callback never touches a widget.
 
 from concurrent.futures import Future, ThreadPoolExecutor
 import functools
+import getpass
+import socket
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-from robot_sm.client import Result, SuiteClient, SuiteUnavailable, waypoint_infos, WaypointInfo
+from robot_sm.client import (
+    operator,
+    Result,
+    SuiteClient,
+    SuiteUnavailable,
+    waypoint_infos,
+    WaypointInfo,
+)
+from robot_sm.contract import (
+    CONTROL,
+    OPERATION_MODE,
+    REVERSE_MODE,
+    SELECTED_INPUT,
+    STATE,
+    WAYPOINTS,
+)
 from robot_sm.frontends.presence import OperatorPresence
-from robot_sm.qos import STATE
-from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm.qos import STATE as LATCHED
+from robot_sm_msgs.msg import ControlState, OperationMode, Operator, StateInfo, WaypointArray
 from std_msgs.msg import Bool, String
 
 #: The latched topics the panel shows, by key.
 TOPICS = {
-    'state': (String, 'robot_sm/state_info'),
-    'operation_mode': (OperationMode, 'robot_sm/operation_mode'),
-    'selected_input': (String, 'robot_sm/selected_input'),
-    'waypoints': (WaypointArray, 'robot_sm/waypoints'),
-    'reverse_mode': (Bool, 'robot_sm/reverse_mode'),
+    'state': (StateInfo, STATE),
+    'operation_mode': (OperationMode, OPERATION_MODE),
+    'selected_input': (String, SELECTED_INPUT),
+    'waypoints': (WaypointArray, WAYPOINTS),
+    'reverse_mode': (Bool, REVERSE_MODE),
     'exploration_mode': (Bool, 'robot_sm/exploration_mode'),
+    'control': (ControlState, CONTROL),
 }
+
+
+def panel_operator() -> Operator:
+    """Return who gives the panel's commands: ``user@host (rqt)``."""
+    return operator(f'{getpass.getuser()}@{socket.gethostname()} (rqt)', surface='rqt')
 
 
 class PanelBackend:
     """Run suite calls off the GUI thread and keep the latest state of the suite's topics."""
 
     def __init__(self, client: SuiteClient) -> None:
-        self.client = client
+        self.client = client.with_operator(panel_operator())
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix='robot_sm_panel')
         self._lock = threading.Lock()
         self._latest: Dict[str, Any] = dict.fromkeys(TOPICS)
         for key, (msg_type, topic) in TOPICS.items():
             client.node.create_subscription(
-                msg_type, topic, functools.partial(self._store, key), STATE)
+                msg_type, topic, functools.partial(self._store, key), LATCHED)
         #: The operator heartbeat; the panel beats it from its GUI thread.
         self.presence = OperatorPresence(client.node, rate=None)
 

@@ -11,10 +11,12 @@ import math
 from typing import Callable, Dict, List, Optional
 
 from robot_sm.client import WaypointInfo
+from robot_sm.contract import FOLLOWING_MODES as FOLLOWING_MODE_NUMBERS, WAYPOINT_COLOURS
+from robot_sm.contract import waypoint_status
 from robot_sm.frontends.rqt.qt import QtGui, QtWidgets
-from robot_sm.nodes.waypoint_markers import colour_of
 
-FOLLOWING_MODES = ['single', 'roundtrip', 'patrol']
+#: The following modes in the order of the panel's box.
+FOLLOWING_MODES = list(FOLLOWING_MODE_NUMBERS)
 NO_ROUTINE = 'None'
 #: The waypoint table's columns; the routine column takes the space left.
 TABLE_COLUMNS = ['#', 'x', 'y', 'yaw', 'routine', 'status']
@@ -42,7 +44,11 @@ class ControlGroup(QtWidgets.QGroupBox):
         grid = QtWidgets.QGridLayout(self)
         self.estop_button = named(QtWidgets.QPushButton('Software Stop'), 'estop_button')
         self.estop_button.setCheckable(True)
-        grid.addWidget(self.estop_button, 0, 0, 1, 3)
+        grid.addWidget(self.estop_button, 0, 0, 1, 2)
+        self.pause_button = named(QtWidgets.QPushButton('Pause'), 'pause_button')
+        self.pause_button.setToolTip('Hold the running activity at its place (the robot stops); '
+                                     'Continue resumes it where it was')
+        grid.addWidget(self.pause_button, 0, 2)
         self.mode_buttons: Dict[str, QtWidgets.QRadioButton] = {}
         for column, (mode, label) in enumerate((('autonomy', 'Autonomy'),
                                                 ('stopped', 'Stopped'),
@@ -165,9 +171,9 @@ class WaypointTable(QtWidgets.QGroupBox):
             if text is not None:
                 self.table.setItem(row, column, QtWidgets.QTableWidgetItem(text))
         # The status in the colour RViz draws the waypoint's flag in.
-        colour = colour_of(waypoint.visited, waypoint.unreachable)
+        r, g, b, _ = WAYPOINT_COLOURS[waypoint_status(waypoint.visited, waypoint.unreachable)]
         self.table.item(row, STATUS_COLUMN).setForeground(
-            QtGui.QBrush(QtGui.QColor.fromRgbF(colour.r, colour.g, colour.b)))
+            QtGui.QBrush(QtGui.QColor.fromRgbF(r, g, b)))
         box = QtWidgets.QComboBox()
         box.addItems([NO_ROUTINE] + sorted(set(routines) | ({waypoint.routine} - {''})))
         box.setCurrentText(waypoint.routine or NO_ROUTINE)

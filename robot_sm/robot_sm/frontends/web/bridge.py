@@ -26,13 +26,14 @@ from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
 from robot_sm.client import held_because, SuiteClient, SuiteUnavailable
+from robot_sm.contract import CONTROL, MUX_COMMAND, STATE
 from robot_sm.frontends.presence import OperatorPresence
 from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.web import views
 from robot_sm.frontends.web.map_image import map_picture
-from robot_sm_msgs.msg import OperationMode, WaypointArray
+from robot_sm_msgs.msg import ControlState, OperationMode, StateInfo, WaypointArray
+from robot_sm_msgs.srv import Command
 from std_msgs.msg import Bool, String
-from std_srvs.srv import SetBool
 
 #: Reliable, volatile, newest only: matches latched and plain reliable publishers.
 NEWEST = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
@@ -58,12 +59,12 @@ class RobotBridge:
         self._sink = sink
         self._period = 1.0 / pose_rate
         self._lock = threading.Lock()
-        self._latest: Dict[str, Any] = {'state': None, 'outcome': None, 'mode': None,
-                                        'input': None, 'heard': None, 'interrupt': None,
-                                        'reverse': None}
-        self._waypoint_ids: List[int] = []
+        self._latest: Dict[str, Any] = {'state': None, 'mode': None, 'input': None,
+                                        'heard': None, 'interrupt': None, 'reverse': None}
         self._mux = self.namespace.rstrip('/') + '/robot_control_mux'
         self._reason: Optional[str] = None
+        #: The name of the operator holding control of the robot, None when nobody does.
+        self.control_holder: Optional[str] = None
         self._map: Optional[OccupancyGrid] = None
         self._map_busy = False
         self._map_drawn = 0.0
@@ -75,16 +76,15 @@ class RobotBridge:
         self.watched = threading.Event()
         self._subscribe()
         # Made now, so that the first stop does not wait for its client to be discovered.
-        self.client._client(SetBool, 'robot_sm/emergency_stop')
+        self.client._client(Command, MUX_COMMAND)
         self._poller = threading.Thread(target=self._poll, name='web_poll', daemon=True)
         self._poller.start()
 
     def _subscribe(self) -> None:
         node = self.client.node
         topics: List[Tuple[Any, str, Any, Callable[[Any], None]]] = [
-            (String, 'robot_sm/state_info', qos.STATE, lambda m: self._remember('state', m.data)),
-            (String, 'robot_sm/state_outcome', qos.STATE,
-             lambda m: self._remember('outcome', m.data)),
+            (StateInfo, STATE, qos.STATE, lambda m: self._remember('state', views.state_view(m))),
+            (ControlState, CONTROL, qos.STATE, self._on_control),
             (OperationMode, 'robot_sm/operation_mode', qos.STATE,
              lambda m: self._remember('mode', views.mode_view(m))),
             (String, 'robot_sm/selected_input', qos.STATE,
@@ -109,8 +109,8 @@ class RobotBridge:
         with self._lock:
             self._latest[key] = value
             latest = dict(self._latest)
-        if key in ('state', 'outcome'):
-            self._sink('state', {'state': latest['state'], 'outcome': latest['outcome']})
+        if key == 'state':
+            self._sink('state', latest['state'])
         elif key in ('mode', 'input', 'heard'):
             mode = latest['mode'] or {'mode': None, 'emergency_stop': None}
             held = held_because(mode['mode'], mode['emergency_stop'], latest['heard'])
@@ -119,10 +119,13 @@ class RobotBridge:
             self._sink('settings', {'interrupt': latest['interrupt'],
                                     'reverse': latest['reverse']})
 
+    def _on_control(self, msg: ControlState) -> None:
+        view = views.control_view(msg)
+        self.control_holder = view['holder'] if view['held'] else None
+        self._sink('control', view)
+
     def _on_waypoints(self, msg: WaypointArray) -> None:
         view = views.waypoints_view(msg)
-        with self._lock:
-            self._waypoint_ids = [row['id'] for row in view['waypoints']]
         self._sink('waypoints', view)
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
@@ -209,12 +212,6 @@ class RobotBridge:
             return 2.0
         self._sink('routines', {'routines': list(result.data or [])})
         return 30.0
-
-    def position_of(self, waypoint_id: int) -> Optional[int]:
-        """Return the index of the waypoint with ``waypoint_id`` in the newest list, or None."""
-        with self._lock:
-            ids = list(self._waypoint_ids)
-        return ids.index(waypoint_id) if waypoint_id in ids else None
 
     def close(self) -> None:
         """

@@ -18,16 +18,21 @@ import threading
 from typing import Any, Dict, List, Optional, Set
 
 from rclpy.context import Context
-from robot_sm.client import FleetClient, Result
+from robot_sm.client import FleetClient, Result, SuiteUnavailable
 from robot_sm.client.roster import SeenRobots
 from robot_sm.frontends.daemon.protocol import DaemonUnusable, socket_directory
 from robot_sm.frontends.web.actions import perform
 from robot_sm.frontends.web.bridge import RobotBridge
 from robot_sm.frontends.web.protocol import Call
+from robot_sm_msgs.msg import Operator
 
 LOG = logging.getLogger('robot_sm.web')
 #: Seconds between two looks at the fleet.
 FLEET_PERIOD = 2.0
+#: Seconds of silence after which the control an operator page holds goes stale: the page
+#: keeps it alive every :data:`KEEP_CONTROL_PERIOD` seconds while it is open.
+CONTROL_STALE_AFTER = 3.0
+KEEP_CONTROL_PERIOD = 1.0
 
 
 class Channel:
@@ -140,13 +145,25 @@ class Console:
             for channel in self.channels.values():
                 channel.put('fleet', {'robots': robots})
 
-    async def perform(self, channel: Channel, call: Call) -> Result:
-        """Do ``call`` on the channel's robot on its lane; return the suite's answer."""
+    async def perform(self, channel: Channel, call: Call, by: Operator) -> Result:
+        """Do ``call`` on the channel's robot on its lane as ``by``; return the suite's answer."""
         bridge = channel.bridge
         if bridge is None:
             return Result(False, f'{channel.namespace} is no longer shown')
         lane = self._stop_lane if call.action == 'stop' else self._call_lane
-        return await self.loop.run_in_executor(lane, perform, bridge, call)
+        return await self.loop.run_in_executor(lane, perform, bridge.client, call, by)
+
+    async def keep_control(self, channel: Channel, by: Operator) -> None:
+        """Keep ``by``'s control of the channel's robot alive, if they hold it (a page is open)."""
+        bridge = channel.bridge
+        if bridge is None or bridge.control_holder != by.name:
+            return
+        client = bridge.client.with_operator(by)
+        try:
+            await self.loop.run_in_executor(self._call_lane, client.keep_control,
+                                            CONTROL_STALE_AFTER)
+        except SuiteUnavailable:
+            pass
 
     def close(self) -> None:
         """Stop the fleet watch, the lanes and every bridge (blocks)."""

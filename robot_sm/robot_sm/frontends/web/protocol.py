@@ -20,6 +20,8 @@ import json
 import math
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
+from robot_sm.contract import FOLLOWING_MODES, MODES
+
 #: The longest text argument (a routine name, a namespace).
 MAX_TEXT = 128
 #: The largest waypoint index or id accepted.
@@ -102,7 +104,7 @@ def one_of(*choices: str) -> Check:
 ACTIONS: Dict[str, Dict[str, Tuple[Check, Any]]] = {
     'stop': {},
     'release': {},
-    'mode': {'mode': (one_of('stopped', 'autonomy', 'teleop'), ...)},
+    'mode': {'mode': (one_of(*MODES), ...)},
     'waypoint_add': {'x': (number, ...), 'y': (number, ...), 'yaw': (number, 0.0),
                      'routine': (text, ''), 'position': (index, -1)},
     'waypoint_move': {'id': (index, ...), 'x': (number, ...), 'y': (number, ...),
@@ -110,7 +112,7 @@ ACTIONS: Dict[str, Dict[str, Tuple[Check, Any]]] = {
     'waypoint_remove': {'id': (index, ...)},
     'waypoint_routine': {'id': (index, ...), 'routine': (text, ...)},
     'waypoints_reset': {},
-    'follow_start': {'mode': (one_of('single', 'roundtrip', 'patrol'), ...),
+    'follow_start': {'mode': (one_of(*FOLLOWING_MODES), ...),
                      'reverse': (flag, False)},
     'follow_stop': {},
     'explore_start': {'interrupt': (flag, False)},

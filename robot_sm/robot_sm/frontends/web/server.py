@@ -27,6 +27,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from aiohttp import web
 from rclpy.context import Context
+from robot_sm.client import operator
 from robot_sm.frontends.web.console import Console
 from robot_sm.frontends.web.gate import Gate, login_page, ROLE
 from robot_sm.frontends.web.protocol import Call, ProtocolError, text
@@ -176,7 +177,9 @@ class WebServer:
                                       f'{asked}'}, status=404)
         channel = await self.console.join(namespace)
         try:
-            result = await self.console.perform(channel, Call(0, 'stop'))
+            address = request.remote or '?'
+            result = await self.console.perform(channel, Call(0, 'stop'), operator(
+                f'web@{address}', surface='web', address=address))
         finally:
             self.console.leave(channel)
         return web.json_response({'success': result.success, 'message': result.message,

@@ -17,7 +17,8 @@ import logging
 from typing import Any, Optional, Set
 
 from aiohttp import web, WSMsgType
-from robot_sm.frontends.web.console import Channel, Console
+from robot_sm.client import operator
+from robot_sm.frontends.web.console import Channel, Console, KEEP_CONTROL_PERIOD
 from robot_sm.frontends.web.outbox import Outbox
 from robot_sm.frontends.web.protocol import (
     Call,
@@ -51,6 +52,8 @@ class PageSession:
         self.console = console
         self.role = role
         self.address = address
+        #: Who gives the page's commands.
+        self.operator = operator(f'web@{address}', surface='web', address=address)
         self.channel = channel
         self.outbox = Outbox()
         self._wake = asyncio.Event()
@@ -65,16 +68,26 @@ class PageSession:
         await self._send(reply('hello', role=self.role.value, namespace=self.channel.namespace,
                                ping_interval=0.1, page_silence=PAGE_SILENCE))
         sender = asyncio.ensure_future(self._send_updates())
+        keeper = asyncio.ensure_future(self._keep_control())
         try:
             await self._read()
         finally:
             sender.cancel()
+            keeper.cancel()
             for call in list(self._calls):
                 call.cancel()
             self.channel.waiters.discard(self._wake)
             self.console.leave(self.channel)
             if not self.ws.closed:
                 await self.ws.close()
+
+    async def _keep_control(self) -> None:
+        """Keep the page's operator's control alive while the page is open (its heartbeat)."""
+        if self.role is not Role.OPERATOR:
+            return
+        while True:
+            await asyncio.sleep(KEEP_CONTROL_PERIOD)
+            await self.console.keep_control(self.channel, self.operator)
 
     # ---- from the page ----------------------------------------------------------------------
 
@@ -140,7 +153,7 @@ class PageSession:
         task.add_done_callback(self._calls.discard)
 
     async def _perform(self, call: Call) -> None:
-        result = await self.console.perform(self.channel, call)
+        result = await self.console.perform(self.channel, call, self.operator)
         LOG.info('%s on %s by %s: %s (%s)', describe(call), self.channel.namespace, self.address,
                  'done' if result.success else 'refused', result.message)
         await self._answer(call, result.success, result.message)

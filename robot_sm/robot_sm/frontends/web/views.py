@@ -9,6 +9,8 @@ thinned, so that a page gets what it can show and no more.
 import math
 from typing import Any, Dict, List, Optional, Sequence
 
+from robot_sm.client.status import activity_name, FOLLOWING_MODE_NAMES, last_outcome
+from robot_sm.contract import Activity, MODE_NAMES, Outcome
 from robot_sm.planar import yaw_from_quaternion
 
 #: The most points of a path sent to a page (a longer one is thinned evenly, ends kept).
@@ -16,9 +18,11 @@ MAX_PATH_POINTS = 400
 #: The most exploration goals sent.
 MAX_GOALS = 200
 #: Mode names by OperationMode value.
-MODES = {0: 'stopped', 1: 'autonomy', 2: 'teleop'}
+MODES = {int(mode): name for mode, name in MODE_NAMES.items()}
 #: Following mode names by WaypointArray value.
-FOLLOWING = {0: 'single', 1: 'roundtrip', 2: 'patrol'}
+FOLLOWING = FOLLOWING_MODE_NAMES
+#: The activities as the page names them (its CSS classes and buttons): by StateInfo value.
+ACTIVITIES = {int(activity): activity.name.lower() for activity in Activity}
 
 
 def _mm(value: float) -> float:
@@ -29,6 +33,33 @@ def yaw_of(orientation: Any) -> float:
     """Return the yaw of a quaternion message, rounded."""
     return round(yaw_from_quaternion(orientation.x, orientation.y, orientation.z,
                                      orientation.w), 4)
+
+
+def state_view(msg: Any) -> Dict[str, Any]:
+    """
+    Return the typed state (``robot_sm/state``): its name, activity and the last outcome.
+
+    ``activity`` is the page's key of the activity (``waypoint_following``, ``exploration``,
+    ``simple_goal``, ``teleoperation``, ``plugin``, or '' outside activities); the buttons
+    follow it, never the state's name.
+    """
+    activity = int(msg.activity)
+    return {'state': str(msg.name),
+            'activity': '' if activity == Activity.NONE else ACTIVITIES.get(activity, 'plugin'),
+            'activity_name': activity_name(activity, str(msg.activity_name)),
+            'outcome': last_outcome(msg) or '',
+            'outcome_code': Outcome(msg.last_outcome).name.lower()
+            if msg.last_outcome in Outcome._value2member_map_ else '',
+            'paused': bool(msg.paused), 'resumable': str(msg.resumable)}
+
+
+def control_view(msg: Any) -> Dict[str, Any]:
+    """Return who holds control (robot_sm/control): holder, since (epoch seconds), stale."""
+    held = bool(msg.held)
+    return {'held': held, 'holder': str(msg.holder.name) if held else '',
+            'surface': str(msg.holder.surface) if held else '',
+            'since': float(msg.since.sec) if held else 0.0, 'stale': bool(msg.stale),
+            'taken_from': str(msg.taken_from.name), 'taken_at': float(msg.taken_at.sec)}
 
 
 def mode_view(msg: Any) -> Dict[str, Any]:

@@ -6,7 +6,7 @@ import { MapView } from './map_view.js';
 import { WaypointTable } from './waypoints.js';
 
 const $ = (id) => document.getElementById(id);
-const shown = { emergencyStop: null, state: '', interrupt: null, reverse: null, known: null,
+const shown = { emergencyStop: null, state: '', activity: '', interrupt: null, reverse: null, known: null,
                 goals: 0, robot: null, following: null, reverse_order: null };
 
 // A line of the page that is cut to its room keeps the whole text in its tooltip.
@@ -114,13 +114,13 @@ function disarmRelease() {
 
 function showExploration() {
   const parts = [];
-  if (shown.state.startsWith('E: ')) {
+  if (shown.activity === 'exploration') {
     parts.push(`exploring (${shown.interrupt ? 'interrupt' : 'finish'} goals)`);
   }
   if (shown.known !== null) {
     parts.push(`map known ${Math.round(100 * shown.known)} %`);
   }
-  if (shown.state.startsWith('E: ') || shown.goals > 0) {
+  if (shown.activity === 'exploration' || shown.goals > 0) {
     parts.push(`${shown.goals} frontier goal${shown.goals === 1 ? '' : 's'}`);
   }
   show('exploration', parts.join(', ') || '–');
@@ -172,10 +172,12 @@ function showFleet(robots) {
 const UPDATES = {
   state: (v) => {
     shown.state = v.state ?? '';
+    shown.activity = v.activity ?? '';
     show('state', v.state ?? '?');
     show('outcome', v.outcome || '–');
-    document.body.classList.toggle('following', shown.state.startsWith('W: '));
-    document.body.classList.toggle('exploring', shown.state.startsWith('E: '));
+    // The buttons follow the suite's activity, never the names of its states.
+    document.body.classList.toggle('following', shown.activity === 'waypoint_following');
+    document.body.classList.toggle('exploring', shown.activity === 'exploration');
     showExploration();
   },
   mode: showMode,
@@ -200,7 +202,7 @@ const UPDATES = {
   settings: (v) => {
     shown.interrupt = v.interrupt;
     shown.reverse = v.reverse;
-    if (!shown.state.startsWith('E: ') && v.interrupt !== null) {
+    if (shown.activity !== 'exploration' && v.interrupt !== null) {
       $('explore-mode').value = v.interrupt ? 'interrupt' : 'finish';
     }
     $('reverse').setAttribute('aria-pressed', String(v.reverse === true));

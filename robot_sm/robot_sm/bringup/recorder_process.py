@@ -1,0 +1,77 @@
+"""
+The incident recorder beside ``robot-sm up``: a process of its own, restarted if it ends.
+
+``robot-sm up`` runs the suite's nodes in its own process; the recorder runs in a child process
+with the same parameter files (``/**/incident_recorder`` entries), so that however it ends, the
+mux goes on. One that ends on its own is started again (its incidents so far are on disk); one
+that refused its parameters (exit code 2) is not, and ``robot-sm up`` says so and goes on
+without it.
+"""
+
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from typing import IO, List, Optional, Sequence
+
+#: Seconds between two starts of a recorder that keeps ending.
+RESTART_AFTER = 1.0
+
+
+def recorder_argv(namespace: str, parameter_files: Sequence[pathlib.Path]) -> List[str]:
+    """Return the command line of the incident recorder of the suite in ``namespace``."""
+    argv = [sys.executable, '-m', 'robot_sm.bringup.recorder_child', '--ros-args']
+    if namespace.strip('/'):
+        argv += ['-r', f"__ns:=/{namespace.strip('/')}"]
+    for path in parameter_files:
+        argv += ['--params-file', str(path)]
+    return argv
+
+
+class RecorderProcess:
+    """The incident recorder in a child process; :meth:`check` restarts it when it ended."""
+
+    def __init__(self, namespace: str, parameter_files: Sequence[pathlib.Path],
+                 arguments: Sequence[str] = (), output: Optional[IO[bytes]] = None) -> None:
+        """Start it; ``arguments`` follow its ``--ros-args``, ``output`` takes what it prints."""
+        self.argv = recorder_argv(namespace, parameter_files) + list(arguments)
+        self._output = output
+        self.process: Optional[subprocess.Popen] = None
+        self._started = 0.0
+        self.start()
+
+    def start(self) -> None:
+        """Start the recorder."""
+        self._started = time.monotonic()
+        # SIGINT stops it, even where this process was started with SIGINT ignored.
+        self.process = subprocess.Popen(
+            self.argv, stdout=self._output, stderr=subprocess.STDOUT if self._output else None,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def check(self) -> Optional[str]:
+        """Restart the recorder if it ended (not if it refused its parameters); say so."""
+        process = self.process
+        if process is None or process.poll() is None:
+            return None
+        code = process.returncode
+        if code == 2:
+            self.process = None
+            return ('the incident recorder refused its parameters (exit code 2, its reason '
+                    'above): the suite runs without it')
+        if time.monotonic() - self._started < RESTART_AFTER:
+            return None
+        self.start()
+        return f'the incident recorder ended (exit code {code}): started it again'
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the recorder with SIGINT (it writes the incidents still open), else kill it."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
