@@ -18,16 +18,16 @@ fleet-wide stop does not wait for discovery.
             print(ack.namespace, 'stopped' if ack.confirmed else f'NOT CONFIRMED: {ack.message}')
 """
 
-from dataclasses import dataclass
 import functools
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from rclpy.context import Context
 from rclpy.node import Node
 from robot_sm import qos
 from robot_sm.client.connection import lost_to_a_restart, MODE_NAMES
+from robot_sm.client.fleet_answers import Acknowledgement, acknowledgement, RobotStatus
 from robot_sm.client.robot_search import RobotSearch
 from robot_sm.client.spinning_node import SpinningNode
 from robot_sm.contract import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, SUITE_NODES, WAYPOINTS
@@ -61,41 +61,6 @@ def robot_namespaces(nodes: Iterable[Tuple[str, str]], within: str = '/') -> Lis
 def topic_in(namespace: str, name: str) -> str:
     """Return the full name of ``name`` in ``namespace``."""
     return f"{namespace.rstrip('/')}/{name}"
-
-
-@dataclass
-class RobotStatus:
-    """One robot as the fleet view shows it (None where the robot did not say in time)."""
-
-    namespace: str
-    state: Optional[str] = None
-    #: How the last activity ended, if the robot has said.
-    outcome: Optional[str] = None
-    mode: Optional[str] = None
-    emergency_stop: Optional[bool] = None
-    #: (x, y, yaw) in the map frame.
-    pose: Optional[Tuple[float, float, float]] = None
-    pose_error: Optional[str] = None
-    waypoints: int = 0
-    visited: int = 0
-    unreachable: int = 0
-
-
-@dataclass
-class Acknowledgement:
-    """One robot's answer to a fleet-wide e-stop."""
-
-    namespace: str
-    #: The mux said yes and its operation mode shows the e-stop as asked, within the timeout.
-    confirmed: bool
-    #: The mux's answer (``success``), None if it gave none in time.
-    answered: Optional[bool]
-    #: The mux's message, or what did not happen in time.
-    message: str
-    #: The e-stop as the robot's operation mode last showed it (None: never heard).
-    emergency_stop: Optional[bool]
-    #: Seconds from the request to the confirmation (None if not confirmed).
-    seconds: Optional[float] = None
 
 
 class _Robot:
@@ -141,11 +106,16 @@ class FleetClient:
         self._changed = threading.Condition()
         self._robots: Dict[str, _Robot] = {}
         self._lock = threading.Lock()
+        #: Set by close: waits for robots and answers end at once.
+        self._closed = threading.Event()
         #: When this client last found a new robot (or was made).
         self._last_new_robot = time.monotonic()
 
     def close(self) -> None:
-        """Stop following the fleet."""
+        """Stop following the fleet; a status or a stop waiting in another thread ends at once."""
+        self._closed.set()
+        with self._changed:
+            self._changed.notify_all()
         self._spinning.close()
 
     def __enter__(self) -> 'FleetClient':
@@ -183,15 +153,17 @@ class FleetClient:
         return max(0.0, settle - quiet)
 
     def wait_for_robots(self, count: Optional[int] = None, timeout: Optional[float] = None,
-                        settle: float = SETTLE_TIME) -> List[str]:
+                        settle: float = SETTLE_TIME, roster: Sequence[str] = ()) -> List[str]:
         """
         Wait until ``count`` robots are found (None: until no new one comes for ``settle`` s).
+
+        Every robot of ``roster`` must be found too.
 
         Returns the robots found, which may be fewer than ``count`` after ``timeout`` (default:
         the client's).
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        discovery = RobotSearch(count, settle, time.monotonic())
+        discovery = RobotSearch(count, settle, time.monotonic(), roster)
         while True:
             found = self.robots()
             if discovery.done(found, time.monotonic()) or time.monotonic() >= deadline:
@@ -200,17 +172,19 @@ class FleetClient:
 
     # ---- the view -----------------------------------------------------------------------------
 
-    def status(self, timeout: Optional[float] = None) -> List[RobotStatus]:
+    def status(self, timeout: Optional[float] = None,
+               roster: Sequence[str] = ()) -> List[RobotStatus]:
         """
         Return every robot's state, outcome, mode, e-stop, pose and waypoint progress.
 
         Waits up to ``timeout`` (default: the client's) for a robot's state and mode and its
-        pose; what has not come by then is None (``pose_error`` says why).
+        pose; what has not come by then is None (``pose_error`` says why). A robot of
+        ``roster`` (namespaces expected) that is not found is shown as such (``found`` false).
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         robots = self._followed(self.robots())
         with self._changed:
-            self._changed.wait_for(lambda: all(
+            self._changed.wait_for(lambda: self._closed.is_set() or all(
                 robot.latest['state'] is not None and robot.latest['mode'] is not None
                 for robot in robots.values()), max(0.0, deadline - time.monotonic()))
         poses = self._call_all(robots, ROBOT_POSE, GetRobotPose.Request, deadline)
@@ -238,13 +212,15 @@ class FleetClient:
             else:
                 status.pose_error = problem if answer is None else str(answer.message)
             shown.append(status)
-        return shown
+        shown += [RobotStatus(namespace, found=False) for namespace in roster
+                  if namespace not in robots]
+        return sorted(shown, key=lambda status: status.namespace)
 
     # ---- the fleet-wide stop ------------------------------------------------------------------
 
     def emergency_stop(self, engaged: bool, timeout: Optional[float] = None,
-                       expect: Optional[int] = None,
-                       settle: float = 0.0) -> List[Acknowledgement]:
+                       expect: Optional[int] = None, settle: float = 0.0,
+                       roster: Sequence[str] = ()) -> List[Acknowledgement]:
         """
         Engage (true) or release (false) every robot's e-stop at once; return each answer.
 
@@ -252,13 +228,15 @@ class FleetClient:
         while waiting is asked as soon as it is found, until ``expect`` robots are found or, if
         ``expect`` is None, none new comes for ``settle`` s (0: the robots known now only). A
         robot has confirmed when its mux answered yes and its ``robot_sm/operation_mode`` shows
-        the e-stop as asked, within ``timeout`` (default: the client's). Releasing releases the
-        e-stop only: nothing moves until a mode is selected.
+        the e-stop as asked, within ``timeout`` (default: the client's). Every robot of
+        ``roster`` (namespaces expected: :mod:`robot_sm.client.roster`) is looked for until the
+        timeout; one never found is answered as not found. Releasing releases the e-stop only:
+        nothing moves until a mode is selected.
         """
         started = time.monotonic()
         deadline = started + (self.timeout if timeout is None else timeout)
         robots = self._followed(self.robots())
-        discovery = RobotSearch(expect, settle, started)
+        discovery = RobotSearch(expect, settle, started, roster)
         confirmed_at: Dict[str, float] = {}
 
         def shows(robot: _Robot) -> bool:
@@ -278,26 +256,19 @@ class FleetClient:
         answers = self._call_all(robots, EMERGENCY_STOP, lambda: SetBool.Request(data=engaged),
                                  deadline, settled, discovery)
         acknowledgements = []
-        for namespace, robot in sorted(robots.items()):
-            answer, problem = answers[namespace]
+        for namespace in sorted(set(robots) | set(roster)):
+            robot = robots.get(namespace)
+            if robot is None:
+                acknowledgements.append(Acknowledgement(
+                    namespace, False, None, f'expected but not found under {self.within} '
+                    f'within {deadline - started:g} s', None, found=False))
+                continue
             with self._changed:
                 mode = robot.latest['mode']
             shown = None if mode is None else bool(mode.emergency_stop)
-            if namespace in confirmed_at:
-                acknowledgements.append(Acknowledgement(
-                    namespace, True, True, str(answer.message), shown,
-                    confirmed_at[namespace] - started))
-            elif answer is None:
-                acknowledgements.append(Acknowledgement(namespace, False, None, problem, shown))
-            elif not answer.success:
-                acknowledgements.append(Acknowledgement(
-                    namespace, False, False, str(answer.message), shown))
-            else:
-                acknowledgements.append(Acknowledgement(
-                    namespace, False, True,
-                    'the mux said yes but its operation mode did not show the e-stop '
-                    f"{'engaged' if engaged else 'released'} within "
-                    f'{deadline - started:g} s', shown))
+            acknowledgements.append(acknowledgement(
+                namespace, answers[namespace], confirmed_at.get(namespace), shown, engaged,
+                started, deadline))
         return acknowledgements
 
     # ---- plumbing -----------------------------------------------------------------------------
@@ -352,7 +323,7 @@ class FleetClient:
                 finished = agreed and not discovering and all(
                     answer is not None for answer in answers.values())
                 remaining = deadline - time.monotonic()
-                if finished or remaining <= 0:
+                if finished or remaining <= 0 or self._closed.is_set():
                     break
                 # A robot not yet matched or found is looked at again soon; answers wake at once.
                 self._changed.wait(min(remaining, 0.005 if discovering or len(futures) < len(

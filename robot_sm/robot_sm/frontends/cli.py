@@ -77,6 +77,8 @@ VERBS: Dict[str, Verb] = {
                   asks_suite=False, repeatable=True),
     'fleet estop': Verb(verbs.fleet_estop, [arguments.on_off, arguments.expect_option],
                         asks_suite=False, repeatable=True),
+    'fleet forget': Verb(verbs.fleet_forget, [arguments.forget_names], asks_suite=False,
+                         in_daemon=False),
     'estop': Verb(verbs.estop, [arguments.on_off], repeatable=True),
     'mode': Verb(verbs.mode, [arguments.mode_name], repeatable=True),
     'waypoint add': Verb(verbs.waypoint_add, [arguments.pose, arguments.routine_and_insertion]),

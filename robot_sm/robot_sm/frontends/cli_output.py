@@ -45,6 +45,9 @@ def format_fleet(robots: List[Any]) -> str:
     lines = [f"{'robot':<{width}}  {'state':<24} {'mode':<10} {'e-stop':<9} "
              f"{'pose':<22} waypoints"]
     for robot in robots:
+        if not robot.found:
+            lines.append(f'{robot.namespace:<{width}}  NOT FOUND (expected, not on the domain)')
+            continue
         estop = '?' if robot.emergency_stop is None else (
             'ENGAGED' if robot.emergency_stop else 'released')
         pose = (f'({robot.pose[0]:.2f}, {robot.pose[1]:.2f}, {robot.pose[2]:.2f})'
@@ -63,7 +66,7 @@ def format_acknowledgements(acknowledgements: List[Any], engaged: bool) -> str:
     done = 'engaged' if engaged else 'released'
     return '\n'.join(
         f'{a.namespace:<{width}}  {done} (confirmed in {a.seconds * 1000:.0f} ms)'
-        if a.confirmed else f'{a.namespace:<{width}}  NOT CONFIRMED: {a.message}'
+        if a.confirmed else f'{a.namespace:<{width}}  {a.verdict}: {a.message}'
         for a in acknowledgements)
 
 
