@@ -82,6 +82,7 @@ def test_raw_ros_while_an_operator_holds_control_and_when_nobody_does(
     assert mode(suite) == 'autonomy'
     alice = suite.client.with_operator(operator('alice', 'cli'))
     assert alice.set_mode('teleop').success  # she acquires control
+    suite.wait_state('Teleoperation')  # the state machine follows the mux's mode
     refused = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', autonomy)
     assert not refused.success and refused.message.startswith('control is held by alice')
     assert mode(suite) == 'teleop'

@@ -20,8 +20,9 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from robot_sm import qos
 from robot_sm.bringup.running_suite import RunningSuite
-from robot_sm.client import FleetClient
-from robot_sm.client.fleet import robot_namespaces, RobotSearch
+from robot_sm.client import FleetClient, operator
+from robot_sm.client.fleet import RobotSearch
+from robot_sm.client.fleet_robot import robot_namespaces
 from robot_sm.client.roster import (
     load_fleet_file,
     parse_expect,
@@ -29,11 +30,12 @@ from robot_sm.client.roster import (
     SeenRobots,
     write_fleet_file,
 )
+from robot_sm.contract import MUX_COMMAND
 from robot_sm.nodes.robot_sim import RobotSim
 from robot_sm.testing import NodeProcess, python_module_argv, ros_args, RosHarness, wait_until
 from robot_sm.testing.private_daemons import PrivateDaemons
 from robot_sm_msgs.msg import OperationMode
-from std_srvs.srv import SetBool
+from robot_sm_msgs.srv import Command
 
 ROBOTS = ('robot1', 'robot2', 'robot3')
 
@@ -57,10 +59,9 @@ class HungMux(Node):
         super().__init__('robot_control_mux', namespace=namespace, context=context)
         self.release = threading.Event()
         self.asked = threading.Event()
-        self.create_service(SetBool, 'robot_sm/emergency_stop', self._hang,
-                            qos_profile=qos.SERVICES)
+        self.create_service(Command, MUX_COMMAND, self._hang, qos_profile=qos.SERVICES)
 
-    def _hang(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+    def _hang(self, request: Command.Request, response: Command.Response) -> Command.Response:
         self.asked.set()
         self.release.wait(60.0)
         return response
@@ -127,6 +128,38 @@ def test_the_fleet_shows_every_robot_stops_them_all_and_forgets_one_that_left(
     fleet[2].close()
     assert wait_until(lambda: client.robots() == namespaces[:2], WAIT), client.robots()
     assert [r.namespace for r in client.status()] == namespaces[:2]
+
+
+def test_fleet_commands_are_an_operators_pause_and_continue_and_a_release_another_holds(
+        ros: RosHarness, fleet: List[RunningSuite]) -> None:
+    namespaces = [suite.namespace for suite in fleet]
+    alice = operator('alice', 'cli')
+    with FleetClient(within=ros.namespace, timeout=WAIT, by=alice) as client:
+        assert client.wait_for_robots(count=3) == namespaces
+        robot1 = fleet[0].client.with_operator(alice)
+        for x in (1.0, 2.0):
+            assert robot1.add_waypoint(x, 0.0).success
+        assert robot1.start_waypoint_following('patrol').success
+        fleet[0].wait_state(lambda name: name.startswith('W: '))
+        paused = client.pause()
+        # robot1 pauses its patrol; the others have nothing to pause and say so.
+        assert [a.confirmed for a in paused] == [True, False, False], paused
+        fleet[0].wait_state(lambda name: name.startswith('Paused'))
+        assert client.resume()[0].confirmed
+        fleet[0].wait_state(lambda name: name.startswith('W: '))
+        bob = fleet[2].client.with_operator(operator('bob', 'cli'))
+        assert bob.take_control().success
+        stopped = client.emergency_stop(True)  # a STOP is anyone's
+        assert all(a.confirmed for a in stopped), stopped
+        released = client.emergency_stop(False)
+        assert [a.confirmed for a in released] == [True, True, False], released
+        assert released[2].message.startswith('control is held by bob (cli, ')
+        assert fleet[2].client.wait_for_mode(timeout=0.0).emergency_stop
+
+    def stops() -> List[str]:  # the mux's record of alice's STOP, in robot1's audit log
+        return [r.command for r in fleet[0].client.audit(operator='alice').data
+                if r.kind == 'stop']
+    assert wait_until(lambda: 'engage_emergency_stop' in stops(), WAIT), stops()
 
 
 def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not_confirm(
@@ -309,7 +342,7 @@ def test_a_robot_frozen_after_a_command_saw_it_is_named_not_confirmed_through_th
     said = verdicts(stopped)
     assert said[robot1.namespace].startswith('engaged (confirmed in'), describe(stopped)
     assert said[f'{ros.namespace}/robot2'] == (
-        f'NOT CONFIRMED: service {ros.namespace}/robot2/robot_sm/emergency_stop did not answer '
+        f'NOT CONFIRMED: service {ros.namespace}/robot2/{MUX_COMMAND} did not answer '
         'within 3 s'), describe(stopped)
 
 

@@ -77,6 +77,8 @@ VERBS: Dict[str, Verb] = {
                   asks_suite=False, repeatable=True),
     'fleet estop': Verb(verbs.fleet_estop, [arguments.on_off, arguments.expect_option],
                         asks_suite=False, repeatable=True),
+    'fleet pause': Verb(verbs.fleet_pause, [arguments.expect_option], asks_suite=False),
+    'fleet continue': Verb(verbs.fleet_resume, [arguments.expect_option], asks_suite=False),
     'fleet forget': Verb(verbs.fleet_forget, [arguments.forget_names], asks_suite=False,
                          in_daemon=False),
     'estop': Verb(verbs.estop, [arguments.on_off], repeatable=True),

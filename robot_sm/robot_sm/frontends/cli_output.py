@@ -60,10 +60,9 @@ def format_fleet(robots: List[Any]) -> str:
     return '\n'.join(lines)
 
 
-def format_acknowledgements(acknowledgements: List[Any], engaged: bool) -> str:
-    """Return each robot's answer to a fleet-wide e-stop, one robot a line."""
+def format_acknowledgements(acknowledgements: List[Any], done: str) -> str:
+    """Return each robot's answer to a fleet-wide command (``done``: engaged ...), a line each."""
     width = max([len(a.namespace) for a in acknowledgements] or [0])
-    done = 'engaged' if engaged else 'released'
     return '\n'.join(
         f'{a.namespace:<{width}}  {done} (confirmed in {a.seconds * 1000:.0f} ms)'
         if a.confirmed else f'{a.namespace:<{width}}  {a.verdict}: {a.message}'

@@ -182,20 +182,51 @@ def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:
     CONFIRMED (found, but silent or refusing within --timeout) or NOT FOUND (expected: named in
     --fleet FILE or --expect NAMES, or seen by an earlier command, but not found within
     --timeout). Exits 1 if any robot is not confirmed (and when fewer robots than --expect N
-    were found). Releasing releases the e-stop only: nothing moves until a mode is selected.
+    were found). Releasing releases the e-stop only: nothing moves until a mode is selected;
+    it is refused by a robot whose control another operator holds (the STOP never is).
     """
+    engaged = args.action == 'on'
+    return _fleet_command(args, emit, lambda client, **options: client.emergency_stop(
+        engaged, **options), 'engaged' if engaged else 'released')
+
+
+def fleet_pause(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Pause every robot's running activity at once; show each robot's answer.
+
+    Pause the activity of every robot found under --namespace (as fleet estop finds them): each
+    robot holds still and keeps its activity's place. Answers and exit codes as fleet estop's;
+    a robot whose control another operator holds refuses (NOT CONFIRMED, naming the holder).
+    """
+    return _fleet_command(args, emit, lambda client, **options: client.pause(**options),
+                          'paused')
+
+
+def fleet_resume(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Continue every robot's paused activity at once; show each robot's answer.
+
+    Continue the paused activity of every robot found under --namespace, where it was.
+    Answers and exit codes as fleet estop's.
+    """
+    return _fleet_command(args, emit, lambda client, **options: client.resume(**options),
+                          'continued')
+
+
+def _fleet_command(args: argparse.Namespace, emit: Emit, give: Callable[..., List[Any]],
+                   done: str) -> int:
+    from robot_sm.client import operator
     roster = Roster.of(args)
     if roster.problem:
         return _usage_error(roster.problem)
-    engaged = args.action == 'on'
+    by = operator(getattr(args, 'operator', None) or '', surface='cli')
     with CLIENTS.fleet(args.namespace or '/', args.timeout) as client:
-        acknowledgements = client.emergency_stop(
-            engaged, timeout=args.timeout, expect=roster.count, settle=client.settle_left(),
-            roster=roster.expected)
+        acknowledgements = give(client, timeout=args.timeout, expect=roster.count,
+                                settle=client.settle_left(), roster=roster.expected, by=by)
         if not acknowledgements:
             return _no_robots(client.within, args.timeout)
     roster.saw(a.namespace for a in acknowledgements if a.found)
-    emit(acknowledgements, format_acknowledgements(acknowledgements, engaged))
+    emit(acknowledgements, format_acknowledgements(acknowledgements, done))
     code = EXIT_OK
     for verdict in ('NOT CONFIRMED', 'NOT FOUND'):
         named = [a.namespace for a in acknowledgements if a.verdict == verdict]
