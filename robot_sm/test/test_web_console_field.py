@@ -82,6 +82,7 @@ def test_a_phone_shows_stop_pause_and_the_joystick_first_with_nothing_cut_off(
             box = operator.box('estop-off')  # one line while released
             assert box['height'] <= 50 and operator.text('estop-off') == 'E-stop released'
         else:
+            assert robot.client.set_emergency_stop(True).success
             operator.until(lambda: operator.element('estop').is_displayed(), 'no e-stop')
             operator.until(lambda: operator.text('estop-reason'), 'no cause shown')
         for name in ('stop', 'pause', 'joystick'):

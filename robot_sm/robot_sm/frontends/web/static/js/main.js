@@ -182,7 +182,12 @@ function showMode(value) {
   }
 }
 
+// The robots last heard of: shown again for the page's robot when the link (re)opens or the
+// page shows another robot (a handler added after the first messages replays them in any order).
+let fleetHeard = [];
+
 function showFleet(robots) {
+  fleetHeard = robots;
   const choice = $('robot');
   const names = robots.map((r) => r.namespace);
   if (!names.includes(link.namespace)) {
@@ -272,11 +277,11 @@ link.on('hello', (hello) => {
   document.body.classList.toggle('operating', hello.role === 'operator');
   $('role').textContent = hello.role === 'operator' ? ''
     : 'Watching (read-only token): the controls are off.';
-  showFleet([]);
+  showFleet(fleetHeard);
 });
 link.on('robot', () => {
   map.select(null);
-  showFleet([]);
+  showFleet(fleetHeard);
 });
 link.on('state', (state, detail) => {
   const line = $('link');
