@@ -28,6 +28,8 @@ from std_msgs.msg import Bool
 
 #: Long enough that a test's heartbeat stream, on a busy machine, is not taken for silence.
 HEARTBEAT_TIMEOUT = 1.0
+WATCHED_HEARTBEAT = {
+    'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': HEARTBEAT_TIMEOUT}
 NOT_HEARD = ('the operator is not heard yet (heartbeat topic robot_sm/heartbeat): the mux stays '
              'STOPPED and refuses modes until the first heartbeat arrives')
 
@@ -56,7 +58,7 @@ def test_an_operator_heard_late_finds_no_estop(ros: RosHarness) -> None:
     # starts without an e-stop and takes a mode once it is heard.
     heartbeat = Stream(ros, Bool, 'robot_sm/heartbeat', Bool(data=False), rate=10.0)
     present = ros.record(Bool, 'robot_sm/operator_present', qos.STATE)
-    mux = Mux(ros, {'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': HEARTBEAT_TIMEOUT})
+    mux = Mux(ros, WATCHED_HEARTBEAT)
     present.wait_for(lambda m: m.data, timeout=WAIT)
     assert mux.set_mode(AUTONOMOUS).success
     mux.wait_mode(AUTONOMOUS)
@@ -66,7 +68,7 @@ def test_an_operator_heard_late_finds_no_estop(ros: RosHarness) -> None:
 
 def test_silence_after_the_first_heartbeat_engages_and_latches_the_estop(
         ros: RosHarness) -> None:
-    mux = Mux(ros, {'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': HEARTBEAT_TIMEOUT})
+    mux = Mux(ros, WATCHED_HEARTBEAT)
     heartbeat = Stream(ros, Bool, 'robot_sm/heartbeat', Bool(data=False))
     autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
     ros.wait_for_subscribers(autonomy.publisher)
