@@ -115,6 +115,9 @@ async function selectTeleop() {
   const answer = await link.call('mode', { mode: 'teleop' });
   if (answer.success) {
     say('drive', { success: true, message: `Teleop selected to drive (${answer.message})` });
+    if (sender !== null) {
+      send(); // at once: what was sent before the mode was TELEOPERATION did not drive
+    }
   } else {
     say('drive', answer);
     cut();
