@@ -35,6 +35,8 @@ let sender = null;
 let sentAt = 0;
 let driving = false;
 let selected = false; // Teleop was asked for in this drive
+let answered = false; // and the suite said yes: this page's operator holds control
+let moved = false; // a velocity went out since the last zero
 
 // Why the page may not drive now ('' when it may).
 function blockedWhy() {
@@ -75,8 +77,12 @@ function send() {
     return;
   }
   sentAt = now;
+  if (!mine() && !answered) {
+    return; // not before control is this page's: the mux would drop it (and warn)
+  }
   const { linear, angular } = velocity(v);
   if (link.drive(linear, angular)) {
+    moved = true;
     pad.dataset.sent = `${linear.toFixed(3)},${angular.toFixed(3)}`;
   }
 }
@@ -87,8 +93,10 @@ function stop() {
   sender = null;
   sentAt = 0;
   selected = false;
-  if (driving) {
-    driving = false;
+  answered = false;
+  driving = false;
+  if (moved) {
+    moved = false;
     link.drive(0, 0);
     pad.dataset.sent = '0.000,0.000';
   }
@@ -114,6 +122,7 @@ async function selectTeleop() {
   selected = true;
   const answer = await link.call('mode', { mode: 'teleop' });
   if (answer.success) {
+    answered = selected; // (not if this drive has stopped meanwhile)
     say('drive', { success: true, message: `Teleop selected to drive (${answer.message})` });
     if (sender !== null) {
       send(); // at once: what was sent before the mode was TELEOPERATION did not drive
