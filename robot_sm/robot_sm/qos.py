@@ -61,9 +61,12 @@ CONTROLLER_SAMPLES = _profile(BEST_EFFORT, VOLATILE, depth=64)
 HEARTBEAT = _profile(BEST_EFFORT, VOLATILE, depth=1)
 #: Records for live views (the audit log's entries): reliable, a burst of them kept.
 RECORDS = _profile(RELIABLE, VOLATILE, depth=100)
+#: Records that must reach a reader that starts later (the mux's STOP records for the audit
+#: log, written by the state interface, which may be down): reliable, the last 100 replayed.
+KEPT_RECORDS = _profile(RELIABLE, TRANSIENT_LOCAL, depth=100)
 #: Every service server and client of the suite: reliable, and no request or answer is dropped
 #: (a full queue makes the sender wait instead).
 SERVICES = _profile(RELIABLE, VOLATILE)
 
-__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'CONTROLLER_SAMPLES', 'EVENTS', 'HEARTBEAT', 'RECORDS',
-           'SENSOR', 'SERVICES', 'STATE', 'STATE_CHANGES']
+__all__ = ['COMMAND_IN', 'COMMAND_OUT', 'CONTROLLER_SAMPLES', 'EVENTS', 'HEARTBEAT',
+           'KEPT_RECORDS', 'RECORDS', 'SENSOR', 'SERVICES', 'STATE', 'STATE_CHANGES']

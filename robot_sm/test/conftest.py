@@ -67,16 +67,19 @@ def pytest_configure(config: pytest.Config) -> None:
     robot-sm commands run without the daemon (ROBOT_SM_NO_DAEMON) unless a test gives them one.
 
     A worker of a parallel run (pytest-xdist) also claims a ROS domain of its own, so that the
-    workers' nodes never meet; its temporary files and ROS_HOME are its own too.
+    workers' nodes never meet; its temporary files, ROS_HOME and XDG_RUNTIME_DIR are its own
+    too.
     """
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST':
         os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     if os.environ.get('PYTEST_XDIST_WORKER'):
         os.environ['ROS_DOMAIN_ID'] = str(claim_ros_domain())
     folder = pathlib.Path(_session_folder)
-    for name in ('ros_home', 'tmp'):
-        (folder / name).mkdir(exist_ok=True)
+    for name in ('ros_home', 'tmp', 'run'):
+        (folder / name).mkdir(mode=0o700, exist_ok=True)
     os.environ['ROS_HOME'] = str(folder / 'ros_home')
+    # The folder of robot-sm's daemons, and of the robots fleet commands saw (client.roster).
+    os.environ['XDG_RUNTIME_DIR'] = str(folder / 'run')
     os.environ['TMPDIR'] = str(folder / 'tmp')
     tempfile.tempdir = None  # taken from TMPDIR again
     # robot-sm commands run by themselves; test_cli_daemon.py runs them through the daemon.

@@ -21,8 +21,14 @@ class FakeClock:
 
 
 def make_mux(clock: FakeClock, **config: Any) -> ControlMux:
-    """Return a mux in STOPPED after an operator selected STOPPED (inputs may take over)."""
+    """
+    Return a mux in STOPPED after an operator selected STOPPED (inputs may take over).
+
+    With a heartbeat watchdog, the operator's first heartbeat comes at the start.
+    """
     mux = ControlMux(MuxConfig(**config), clock.now)
+    if mux.operator_heartbeat is not None:  # modes are refused until the operator is heard
+        mux.heartbeat(False, clock.now)
     assert mux.set_mode(Mode.STOPPED, clock.now).success
     return mux
 

@@ -65,8 +65,7 @@ class Mux:
         self.node = ros.start_node(RobotControlMux, parameters=parameters)
         self.modes: Recorder[OperationMode] = ros.record(
             OperationMode, 'robot_sm/operation_mode', qos.STATE)
-        # Started: STOPPED, with the e-stop engaged already if a heartbeat watchdog ran out
-        # before this recorder matched (the topic keeps only its last message).
+        # Started: STOPPED (with the e-stop engaged if a latch file said so).
         self.modes.wait_for(lambda m: m.mode == STOPPED, timeout=WAIT)
 
     def wait_mode(self, mode: int, estop: bool = False, after: Optional[float] = None,

@@ -24,7 +24,7 @@ from robot_sm.frontends.web.gate import Gate
 from robot_sm.frontends.web.server import WebServer, WebServerThread
 from robot_sm.frontends.web.tokens import AccessTokens
 from robot_sm.gateway.audit import read_records
-from robot_sm.testing import NodeProcess, python_module_argv, RosHarness, wait_until
+from robot_sm.testing import NodeProcess, python_module_argv, ros_args, RosHarness, wait_until
 from robot_sm_msgs.msg import OperationMode
 from robot_sm_msgs.srv import AddWaypoint, SetOperationMode
 from std_srvs.srv import SetBool
@@ -82,6 +82,7 @@ def test_raw_ros_while_an_operator_holds_control_and_when_nobody_does(
     assert mode(suite) == 'autonomy'
     alice = suite.client.with_operator(operator('alice', 'cli'))
     assert alice.set_mode('teleop').success  # she acquires control
+    suite.wait_state('Teleoperation')  # the state machine follows the mux's mode
     refused = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', autonomy)
     assert not refused.success and refused.message.startswith('control is held by alice')
     assert mode(suite) == 'teleop'
@@ -182,3 +183,23 @@ def test_the_audit_file_keeps_every_acknowledged_entry_after_a_sigkill(
     written = [r.message for r in read_records(sorted(folder.glob('audit.jsonl*')))
                if r.command == 'add_waypoint']
     assert written == acknowledged, os.listdir(folder)
+
+
+def test_a_stop_while_the_state_interface_is_down_reaches_the_audit_log_once(
+        ros: RosHarness, start_scripted: StartSuite, tmp_path: pathlib.Path) -> None:
+    suite = start_scripted(leave_out=('state_interface',), ready_state=None)
+    audit = tmp_path / 'audit.jsonl'
+    argv = python_module_argv('robot_sm.nodes.state_interface',
+                              *ros_args(ros.namespace, {'audit_file': str(audit)}))
+    alice = suite.client.with_operator(operator('alice', 'cli'))
+    assert alice.set_emergency_stop(True).success  # the mux alone hears it
+
+    def stops() -> List[str]:
+        return [r.operator for r in read_records([audit]) if r.kind == 'stop']
+    for _ in range(2):  # started, then killed and started again: the mux replays its records
+        process = ros.start_process(argv)
+        suite.wait_state('Emergency Stop', after=time.monotonic() - 0.5, timeout=30.0)
+        assert wait_until(lambda: stops() == ['alice'], WAIT), stops()
+        time.sleep(0.5)
+        process.kill()
+    assert stops() == ['alice']

@@ -7,9 +7,12 @@ operator's station finds them.
 """
 
 import json
+import os
+import pathlib
 import signal
+import subprocess
 import threading
-from typing import Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 from operator_suite import cli_command, describe, run_cli, StartSuite, WAIT
 import pytest
@@ -17,11 +20,22 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from robot_sm import qos
 from robot_sm.bringup.running_suite import RunningSuite
-from robot_sm.client import FleetClient
-from robot_sm.client.fleet import robot_namespaces, RobotSearch
+from robot_sm.client import FleetClient, operator
+from robot_sm.client.fleet import RobotSearch
+from robot_sm.client.fleet_robot import robot_namespaces
+from robot_sm.client.roster import (
+    load_fleet_file,
+    parse_expect,
+    RosterError,
+    SeenRobots,
+    write_fleet_file,
+)
+from robot_sm.contract import MUX_COMMAND
 from robot_sm.nodes.robot_sim import RobotSim
-from robot_sm.testing import RosHarness, wait_until
-from std_srvs.srv import SetBool
+from robot_sm.testing import NodeProcess, python_module_argv, ros_args, RosHarness, wait_until
+from robot_sm.testing.private_daemons import PrivateDaemons
+from robot_sm_msgs.msg import OperationMode
+from robot_sm_msgs.srv import Command
 
 ROBOTS = ('robot1', 'robot2', 'robot3')
 
@@ -45,10 +59,9 @@ class HungMux(Node):
         super().__init__('robot_control_mux', namespace=namespace, context=context)
         self.release = threading.Event()
         self.asked = threading.Event()
-        self.create_service(SetBool, 'robot_sm/emergency_stop', self._hang,
-                            qos_profile=qos.SERVICES)
+        self.create_service(Command, MUX_COMMAND, self._hang, qos_profile=qos.SERVICES)
 
-    def _hang(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+    def _hang(self, request: Command.Request, response: Command.Response) -> Command.Response:
         self.asked.set()
         self.release.wait(60.0)
         return response
@@ -117,6 +130,38 @@ def test_the_fleet_shows_every_robot_stops_them_all_and_forgets_one_that_left(
     assert [r.namespace for r in client.status()] == namespaces[:2]
 
 
+def test_fleet_commands_are_an_operators_pause_and_continue_and_a_release_another_holds(
+        ros: RosHarness, fleet: List[RunningSuite]) -> None:
+    namespaces = [suite.namespace for suite in fleet]
+    alice = operator('alice', 'cli')
+    with FleetClient(within=ros.namespace, timeout=WAIT, by=alice) as client:
+        assert client.wait_for_robots(count=3) == namespaces
+        robot1 = fleet[0].client.with_operator(alice)
+        for x in (1.0, 2.0):
+            assert robot1.add_waypoint(x, 0.0).success
+        assert robot1.start_waypoint_following('patrol').success
+        fleet[0].wait_state(lambda name: name.startswith('W: '))
+        paused = client.pause()
+        # robot1 pauses its patrol; the others have nothing to pause and say so.
+        assert [a.confirmed for a in paused] == [True, False, False], paused
+        fleet[0].wait_state(lambda name: name.startswith('Paused'))
+        assert client.resume()[0].confirmed
+        fleet[0].wait_state(lambda name: name.startswith('W: '))
+        bob = fleet[2].client.with_operator(operator('bob', 'cli'))
+        assert bob.take_control().success
+        stopped = client.emergency_stop(True)  # a STOP is anyone's
+        assert all(a.confirmed for a in stopped), stopped
+        released = client.emergency_stop(False)
+        assert [a.confirmed for a in released] == [True, True, False], released
+        assert released[2].message.startswith('control is held by bob (cli, ')
+        assert fleet[2].client.wait_for_mode(timeout=0.0).emergency_stop
+
+    def stops() -> List[str]:  # the mux's record of alice's STOP, in robot1's audit log
+        return [r.command for r in fleet[0].client.audit(operator='alice').data
+                if r.kind == 'stop']
+    assert wait_until(lambda: 'engage_emergency_stop' in stops(), WAIT), stops()
+
+
 def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not_confirm(
         ros: RosHarness, fleet: List[RunningSuite]) -> None:
     namespaces = [suite.namespace for suite in fleet]
@@ -144,6 +189,8 @@ def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not
     finally:
         hung.release.set()
     ros.stop_node(hung)
+    # robot4 was seen: it stays expected (NOT FOUND) until the operator forgets it.
+    assert run_cli(ros.namespace, 'fleet', 'forget', 'robot4').returncode == 0
 
     released = run_cli(ros.namespace, 'fleet', 'estop', 'off', '--expect', '3', timeout=8.0)
     assert released.returncode == 0, describe(released)
@@ -179,3 +226,154 @@ def test_robot_sm_fleet_watch_shows_robots_as_they_change_and_leave(
                       WAIT), screen()
     watch.process.send_signal(signal.SIGINT)
     assert watch.wait(WAIT) == 0, watch.output
+
+
+# -- the roster: robots expected by name --------------------------------------------------------
+
+
+def test_the_search_waits_for_the_robots_expected_by_name_too() -> None:
+    search = RobotSearch(count=None, settle=0.0, now=0.0, expected=['/a', '/b'])
+    assert not search.done(['/a', '/c'], 1.0)
+    assert search.done(['/a', '/b', '/c'], 2.0)
+
+
+def test_expect_takes_a_count_or_names_and_a_fleet_file_names_robots(
+        tmp_path: pathlib.Path) -> None:
+    assert parse_expect('3', '/site') == (3, [])
+    assert parse_expect('robot2,/elsewhere/robot1', '/site') == (
+        None, ['/elsewhere/robot1', '/site/robot2'])
+    for bad in ('0', 'robot1,,robot2', '/'):
+        with pytest.raises(RosterError, match='--expect'):
+            parse_expect(bad, '/site')
+    path = tmp_path / 'fleet.yaml'
+    write_fleet_file(path, ['/site/robot1', '/site/robot2'])
+    assert load_fleet_file(path, '/') == ['/site/robot1', '/site/robot2']
+    path.write_text('robots: [robot1, /other/robot9]\n')
+    assert load_fleet_file(path, '/site') == ['/other/robot9', '/site/robot1']
+    path.write_text('robot1\n')
+    with pytest.raises(RosterError, match='must hold robots'):
+        load_fleet_file(path)
+    shipped = pathlib.Path(__file__).resolve().parents[1] / 'config' / 'fleet.yaml'
+    assert load_fleet_file(shipped) == []  # it documents the format, and names nobody
+
+
+def test_the_robots_seen_are_kept_per_ros_environment_until_forgotten(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = SeenRobots(tmp_path)
+    seen.add(['/site/robot1', '/site/robot2', '/other/robot1'])
+    assert SeenRobots(tmp_path).load() == ['/other/robot1', '/site/robot1', '/site/robot2']
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(int(os.environ.get('ROS_DOMAIN_ID', '0')) + 1))
+    assert SeenRobots(tmp_path).load() == []  # another domain: other robots
+    monkeypatch.undo()
+    assert seen.forget('/site', ['/site/robot2']) == ['/site/robot2']
+    assert seen.forget('/site') == ['/site/robot1']
+    assert seen.load() == ['/other/robot1']
+
+
+def mux_process(ros: RosHarness, namespace: str) -> NodeProcess:
+    """Start a robot's mux (a robot as far as a fleet is concerned) in a process of its own."""
+    process = ros.start_process(python_module_argv(
+        'robot_sm.nodes.robot_control_mux',
+        *ros_args(namespace, {'emergency_stop_file': ''})))
+    assert wait_until(lambda: ('robot_control_mux', namespace) in
+                      ros.probe.get_node_names_and_namespaces(), WAIT), process.output
+    ros.record(OperationMode, f'{namespace}/robot_sm/operation_mode', qos.STATE).wait_for(
+        timeout=WAIT)
+    return process
+
+
+@pytest.fixture
+def daemons() -> Iterator[PrivateDaemons]:
+    """Give commands a daemon folder of the test's own (as an operator's, through a daemon)."""
+    private = PrivateDaemons()
+    try:
+        yield private
+    finally:
+        private.close(cli_command())
+
+
+#: A new process may take over 3 s to find a robot: the timeout of its fleet commands.
+FRESH = 8.0
+
+
+def cli(namespace: str, *args: str, daemons: Optional[PrivateDaemons] = None,
+        timeout: float = FRESH) -> subprocess.CompletedProcess:
+    return run_cli(namespace, *args, timeout=timeout, env=daemons.env if daemons else None)
+
+
+def verdicts(result: subprocess.CompletedProcess) -> Dict[str, str]:
+    """Return each robot's line of a fleet-wide stop, by namespace."""
+    return dict(line.split(None, 1) for line in result.stdout.splitlines() if line.strip())
+
+
+def test_a_robot_frozen_before_any_command_saw_it_is_named_not_found(
+        ros: RosHarness, start_scripted: StartSuite) -> None:
+    robot1 = start_scripted(namespace=f'{ros.namespace}/robot1')
+    robot2 = mux_process(ros, f'{ros.namespace}/robot2')
+    os.kill(robot2.pid, signal.SIGSTOP)  # frozen before any robot-sm command found it
+    try:
+        stopped = cli(ros.namespace, 'fleet', 'estop', 'on', '--expect', 'robot1,robot2')
+    finally:
+        os.kill(robot2.pid, signal.SIGCONT)
+    assert stopped.returncode == 1, describe(stopped)
+    said = verdicts(stopped)
+    assert said[robot1.namespace].startswith('engaged (confirmed in'), describe(stopped)
+    assert said[f'{ros.namespace}/robot2'].startswith(
+        f'NOT FOUND: expected but not found under {ros.namespace} within 8 s'), describe(stopped)
+    assert f'not found: {ros.namespace}/robot2' in stopped.stderr, describe(stopped)
+    assert robot1.client.wait_for_mode(emergency_stop=True).emergency_stop
+
+
+def test_a_robot_frozen_after_a_command_saw_it_is_named_not_confirmed_through_the_daemon(
+        ros: RosHarness, start_scripted: StartSuite, daemons: PrivateDaemons) -> None:
+    robot1 = start_scripted(namespace=f'{ros.namespace}/robot1')
+    robot2 = mux_process(ros, f'{ros.namespace}/robot2')
+    started = cli(ros.namespace, 'daemon', 'start', daemons=daemons)
+    assert started.returncode == 0, describe(started)
+    # The daemon has found both: it listed them (a command it passed by would say so).
+    listed = cli(ros.namespace, 'fleet', '--expect', '2', daemons=daemons, timeout=WAIT)
+    assert listed.returncode == 0 and not listed.stderr, describe(listed)
+    os.kill(robot2.pid, signal.SIGSTOP)
+    try:
+        stopped = cli(ros.namespace, 'fleet', 'estop', 'on', daemons=daemons, timeout=3.0)
+    finally:
+        os.kill(robot2.pid, signal.SIGCONT)
+    assert stopped.returncode == 1, describe(stopped)
+    said = verdicts(stopped)
+    assert said[robot1.namespace].startswith('engaged (confirmed in'), describe(stopped)
+    assert said[f'{ros.namespace}/robot2'] == (
+        f'NOT CONFIRMED: service {ros.namespace}/robot2/{MUX_COMMAND} did not answer '
+        'within 3 s'), describe(stopped)
+
+
+def test_a_robot_seen_before_the_daemon_started_is_still_expected(
+        ros: RosHarness, start_scripted: StartSuite, daemons: PrivateDaemons) -> None:
+    start_scripted(namespace=f'{ros.namespace}/robot1')
+    robot2 = mux_process(ros, f'{ros.namespace}/robot2')
+    listed = cli(ros.namespace, '--no-daemon', 'fleet', '--expect', '2', daemons=daemons)
+    assert listed.returncode == 0, describe(listed)
+    os.kill(robot2.pid, signal.SIGSTOP)  # frozen before any daemon could see it
+    try:
+        stopped = cli(ros.namespace, 'fleet', 'estop', 'on', daemons=daemons)
+    finally:
+        os.kill(robot2.pid, signal.SIGCONT)
+    assert stopped.returncode == 1, describe(stopped)
+    assert verdicts(stopped)[f'{ros.namespace}/robot2'].startswith('NOT FOUND'), \
+        describe(stopped)
+    # A robot the operator knows has left is forgotten on request.
+    forgotten = cli(ros.namespace, 'fleet', 'forget', 'robot2', daemons=daemons)
+    assert forgotten.stdout.strip() == f'forgotten: {ros.namespace}/robot2', describe(forgotten)
+
+
+def test_a_fleet_file_names_a_robot_that_never_started(
+        ros: RosHarness, start_scripted: StartSuite, tmp_path: pathlib.Path) -> None:
+    robot1 = start_scripted(namespace=f'{ros.namespace}/robot1')
+    fleet_file = tmp_path / 'fleet.yaml'
+    fleet_file.write_text('robots: [robot1, robot9]\n')
+    listed = cli(ros.namespace, 'fleet', '--fleet', str(fleet_file))
+    assert listed.returncode == 2, describe(listed)
+    assert f'{ros.namespace}/robot9  NOT FOUND' in listed.stdout, describe(listed)
+    stopped = cli(ros.namespace, '--json', 'fleet', 'estop', 'on', '--fleet', str(fleet_file))
+    assert stopped.returncode == 1, describe(stopped)
+    answers = {a['namespace']: (a['confirmed'], a['found']) for a in json.loads(stopped.stdout)}
+    assert answers == {robot1.namespace: (True, True), f'{ros.namespace}/robot9': (False, False)}

@@ -81,9 +81,13 @@ def ros_home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_every_node_is_a_console_script_of_its_module(executable: str) -> None:
     scripts = console_scripts()
     assert executable in scripts, f'{executable} is not a console script in setup.py'
-    module, _, function = scripts[executable].partition(':')
-    assert module == SPECS[executable].node_class.partition(':')[0]
-    assert callable(getattr(importlib.import_module(module), function))
+    # The entry point takes SIGINT and SIGTERM first, then runs the node module's main.
+    assert scripts[executable] == f'robot_sm.nodes.executables:{executable}'
+    from robot_sm.nodes import executables
+    assert callable(getattr(executables, executable))
+    module = SPECS[executable].node_class.partition(':')[0]
+    assert module == f'robot_sm.nodes.{executable}'
+    assert callable(importlib.import_module(module).main)
     assert callable(SPECS[executable].load_class())
 
 

@@ -1,9 +1,12 @@
 """Rules of the robot control mux core: the e-stop, its latch, the heartbeat, operator presence."""
 
+from typing import Any
+
 from mux_fakes import autonomous, FakeClock, FORWARD, make_mux, TURN
 import pytest
 
 from robot_sm.mux import (
+    Answer,
     AUTONOMY,
     ControlMux,
     Level,
@@ -176,12 +179,69 @@ def test_silent_heartbeat_engages_and_blocks_release(clock: FakeClock) -> None:
     assert mux.state == MuxState(Mode.STOPPED, False)
 
 
-def test_heartbeat_watchdog_counts_from_start(clock: FakeClock) -> None:
-    mux = make_mux(clock, heartbeat_timeout=0.5)
-    mux.tick(clock.advance(0.5))
-    assert not mux.emergency_stop
-    mux.tick(clock.advance(0.01))
-    assert mux.emergency_stop
+HEARTBEAT_TOPIC = 'robot_sm/operator_heartbeat'
+
+
+def remote_mux(clock: FakeClock, timeout: float = 1.0, **config: Any) -> ControlMux:
+    """Return a mux as config/remote.yaml starts it: watching the operator heartbeat."""
+    return ControlMux(MuxConfig(heartbeat_timeout=timeout, heartbeat_topic=HEARTBEAT_TOPIC,
+                                **config), clock.now)
+
+
+def test_before_the_first_heartbeat_the_mux_stays_stopped_and_refuses_modes(
+        clock: FakeClock) -> None:
+    mux = remote_mux(clock, joystick_used=True)
+    not_heard = ('the operator is not heard yet (heartbeat topic robot_sm/operator_heartbeat): '
+                 'the mux stays STOPPED and refuses modes until the first heartbeat arrives')
+    # No silence counts before the operator was heard: no e-stop however long it takes.
+    assert mux.tick(clock.advance(3600.0)) == ZERO
+    assert mux.state == MuxState(Mode.STOPPED, False) and mux.operator_present is False
+    for mode in Mode:
+        assert mux.set_mode(mode, clock.advance(0.01)) == Answer(False, not_heard)
+        assert mux.set_operation_mode(mode, False, clock.now) == Answer(False, not_heard)
+    # Nothing takes over: a stuck teleoperation stream, a joystick moving.
+    for _ in range(20):
+        assert mux.command(TELEOPERATION, TURN, clock.advance(0.02)) is None
+    assert mux.joystick([0.9, 0.0], [1, 0], clock.advance(0.02)) is None
+    assert mux.state == MuxState(Mode.STOPPED, False)
+    status = mux.status(clock.now)
+    assert status.level is Level.OK and not_heard in status.summary
+    # Stopping never waits: the e-stop engages, but no mode is selected with it.
+    answer = mux.set_operation_mode(Mode.AUTONOMOUS, True, clock.now)
+    assert not answer.success and not_heard in answer.message
+    assert mux.state == MuxState(Mode.STOPPED, True) and not mux.operator_selected
+
+
+def test_an_operator_discovered_late_finds_no_estop(clock: FakeClock) -> None:
+    # The operator station was up before the robot; discovering it took longer than the
+    # heartbeat timeout (1.03 s was seen).
+    mux = remote_mux(clock, timeout=1.0)
+    mux.tick(clock.advance(1.03))
+    assert mux.heartbeat(False, clock.now) is None
+    assert mux.state == MuxState(Mode.STOPPED, False) and mux.operator_present is True
+    assert 'not heard' not in mux.status(clock.now).summary
+    assert mux.set_mode(Mode.AUTONOMOUS, clock.advance(0.05)).success
+
+
+def test_silence_after_the_first_heartbeat_engages_and_latches(clock: FakeClock) -> None:
+    mux = remote_mux(clock, timeout=0.5)
+    mux.heartbeat(False, clock.advance(2.0))
+    assert mux.set_mode(Mode.AUTONOMOUS, clock.now).success
+    assert mux.command(AUTONOMY, FORWARD, clock.advance(0.05)) == FORWARD
+    # The station hides (its beats stop, nothing else changes): the e-stop engages and latches.
+    assert mux.tick(clock.advance(0.4)) == FORWARD
+    assert mux.tick(clock.advance(0.06)) == ZERO
+    assert mux.state == MuxState(Mode.AUTONOMOUS, True)
+    assert mux.operator_present is False and 'heartbeat silent' in mux.emergency_stop_reason
+    refused = mux.release(clock.advance(0.1))
+    assert refused == Answer(False, 'heartbeat silent for 0.61 s (timeout 0.5 s): the emergency '
+                                    'stop stays engaged')
+    # Heard again: it stays latched until released, and then nothing moves before a mode.
+    mux.heartbeat(False, clock.advance(0.1))
+    assert mux.emergency_stop and mux.command(AUTONOMY, FORWARD, clock.now) is None
+    assert mux.release(clock.advance(0.01)).success
+    assert mux.state == MuxState(Mode.STOPPED, False)
+    assert mux.set_mode(Mode.AUTONOMOUS, clock.now).success
 
 
 def test_heartbeat_true_engages(clock: FakeClock) -> None:
@@ -236,7 +296,7 @@ def test_an_estop_request_with_a_mode_counts_as_the_selection(clock: FakeClock) 
 
 
 def test_operator_presence_follows_the_heartbeat_and_survives_the_latch(clock: FakeClock) -> None:
-    mux = make_mux(clock, heartbeat_timeout=0.5)
+    mux = remote_mux(clock, timeout=0.5)
     assert mux.operator_present is False  # nothing heard yet
     mux.heartbeat(False, clock.advance(0.1))
     assert mux.operator_present is True

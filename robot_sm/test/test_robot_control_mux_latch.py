@@ -26,16 +26,50 @@ from robot_sm_msgs.srv import SetOperationMode
 from std_msgs.msg import Bool
 
 
-def test_silent_heartbeat_engages_the_estop(ros: RosHarness) -> None:
+NOT_HEARD = ('the operator is not heard yet (heartbeat topic robot_sm/heartbeat): the mux stays '
+             'STOPPED and refuses modes until the first heartbeat arrives')
+
+
+def test_an_operator_never_heard_leaves_the_robot_stopped_and_says_why(ros: RosHarness) -> None:
+    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
+    mux = Mux(ros, {'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': 0.3})
+    autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
+    teleoperation = Stream(ros, Twist, 'teleoperation/cmd_vel', twist(0.2))
+    ros.wait_for_subscribers(autonomy.publisher)
+    ros.wait_for_subscribers(teleoperation.publisher)
+    started = time.monotonic()
+    # Many heartbeat timeouts pass: no e-stop, and the mux says why it stays STOPPED.
+    status = mux_status(diagnostics, mux, started + 1.0, lambda s: NOT_HEARD in s.message)
+    assert status.level == bytes([0])
+    for mode in (AUTONOMOUS, STOPPED):
+        answer = mux.set_mode(mode)
+        assert (answer.success, answer.message) == (False, NOT_HEARD)
+    assert all(m.mode == STOPPED and not m.emergency_stop for m in mux.modes.messages)
+    assert mux.cmd_since(started) and all(is_zero(m) for m in mux.cmd_since(started))
+    assert ros.record(Bool, 'robot_sm/operator_present', qos.STATE).wait_for().data is False
+
+
+def test_an_operator_heard_late_finds_no_estop(ros: RosHarness) -> None:
+    # The operator's heartbeat was there before the mux: however long finding it takes, the mux
+    # starts without an e-stop and takes a mode once it is heard.
+    heartbeat = Stream(ros, Bool, 'robot_sm/heartbeat', Bool(data=False), rate=10.0)
+    present = ros.record(Bool, 'robot_sm/operator_present', qos.STATE)
+    mux = Mux(ros, {'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': 0.3})
+    present.wait_for(lambda m: m.data, timeout=WAIT)
+    assert mux.set_mode(AUTONOMOUS).success
+    mux.wait_mode(AUTONOMOUS)
+    assert not any(m.emergency_stop for m in mux.modes.messages)
+    heartbeat.switch(None)
+
+
+def test_silence_after_the_first_heartbeat_engages_and_latches_the_estop(
+        ros: RosHarness) -> None:
     mux = Mux(ros, {'heartbeat_topic': 'robot_sm/heartbeat', 'heartbeat_timeout': 0.3})
     heartbeat = Stream(ros, Bool, 'robot_sm/heartbeat', Bool(data=False))
     autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
     ros.wait_for_subscribers(autonomy.publisher)
-    # The watchdog may have engaged before the first heartbeat arrived; release it.
-    deadline = time.monotonic() + WAIT
-    while not mux.estop(False).success and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert mux.set_mode(AUTONOMOUS).success
+    # Modes are taken once the first heartbeat is heard.
+    assert wait_until(lambda: mux.set_mode(AUTONOMOUS).success, WAIT, interval=0.1)
     mux.wait_cmd(linear_x(0.3), after=time.monotonic())
 
     last_beat = heartbeat.switch(None)
@@ -46,8 +80,8 @@ def test_silent_heartbeat_engages_the_estop(ros: RosHarness) -> None:
     assert not refused.success and 'heartbeat' in refused.message
 
     heartbeat.switch(Bool(data=False))
-    time.sleep(0.2)
-    assert mux.estop(False).success
+    # Heard again, it stays latched until released.
+    assert wait_until(lambda: mux.estop(False).success, WAIT, interval=0.1)
     mux.wait_mode(STOPPED, after=engaged)
 
 

@@ -68,9 +68,9 @@ def test_waypoint_following_single_round_visits_every_waypoint(suite: RunningSui
     suite.wait_state('W: Navigation')
     start = time.monotonic()
     suite.wait_state('Idle', after=start)
+    # Every waypoint visited (each state is published, but a state replaced within the delivery
+    # time of a busy machine need not reach a late reader: not a count of states seen).
     assert all(visited(suite))
-    names = [m.data for m in suite.states.messages]
-    assert names.count('W: Navigation') == 3
     suite.outcomes.wait_for(
         lambda m: m.data == 'W: Waypoint Following: waypoint following finished')
 

@@ -5,7 +5,8 @@ The web console in a real browser, on the simulated robot's suite, as an operato
 ``robot-sm web`` run as child processes; headless Chromium (Debian's, driven by selenium) opens
 the page and clicks, taps, drags and long-presses it (``web_console_rig``). What the suite did is
 checked through a SuiteClient of the test, over DDS. One suite, one console and one browser serve
-the whole module (the tests run in order: each starts from what the one before left). Skipped,
+the whole module; each test starts from the suite at rest (no activity, no waypoints, the e-stop
+released, STOPPED) on a freshly opened page, and sets up what it relies on. Skipped,
 naming the install command, where Chromium or its driver is missing; CI installs them
 (``.ci/run``).
 """
@@ -16,15 +17,15 @@ import os
 import signal
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Iterator, Tuple
 
 import pytest
 from robot_sm.demo.browser import unavailable_reason
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
 from web_console_rig import Operator, Robot, WAIT
 
-# The tests follow one another on one page: one worker of a parallel run takes them all, and
-# runs them after or before the two-host tests (the heaviest files, with suites as processes).
+# The tests share one suite and browser: one worker of a parallel run takes them all, and runs
+# them after or before the two-host tests (the heaviest files, with suites as processes).
 pytestmark = [pytest.mark.skipif(unavailable_reason() is not None,
                                  reason=unavailable_reason() or ''),
               pytest.mark.xdist_group('suites_as_processes')]
@@ -45,7 +46,7 @@ def robot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Robot]:
 
 
 @pytest.fixture(scope='module')
-def operator(robot: Robot) -> Iterator[Operator]:
+def hands(robot: Robot) -> Iterator[Operator]:
     hands = Operator(robot)
     try:
         yield hands
@@ -53,9 +54,37 @@ def operator(robot: Robot) -> Iterator[Operator]:
         hands.browser.close()
 
 
+@pytest.fixture
+def operator(robot: Robot, hands: Operator) -> Operator:
+    """Give the operator a page opened for this test, the suite at rest (any test, any order)."""
+    hands.fresh_page()
+    robot.at_rest()
+    hands.until(lambda: not hands.element('estop').is_displayed()
+                and not hands.driver.find_elements('css selector', '#waypoints tbody tr')
+                and hands.text('state') == 'Idle', 'the page does not show the suite at rest')
+    return hands
+
+
+def add_waypoints(robot: Robot, operator: Operator, *points: Tuple[float, float]) -> None:
+    """Add waypoints through the suite; return once the page shows them all."""
+    for x, y in points:
+        assert robot.client.add_waypoint(x, y).success
+    operator.until(lambda: len(operator.driver.find_elements(
+        'css selector', '#waypoints tbody tr')) == len(robot.waypoints()), 'not shown')
+
+
+def drive_waypoints(robot: Robot, operator: Operator) -> None:
+    """Have the robot follow two waypoints round trip in AUTONOMOUS; return once it drives."""
+    add_waypoints(robot, operator, (4.5, 2.9), (1.0, 1.8))
+    result = robot.client.start_waypoint_following('roundtrip')
+    assert result.success, result.message
+    operator.until(lambda: any(abs(m.linear.x) > 0.05 for m in robot.cmd_vel.messages[-5:]),
+                   'the robot is not driving')
+
+
 def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
         robot: Robot, operator: Operator) -> None:
-    operator.open_page(size=(390, 844))
+    operator.browser.resize(390, 844)
     try:
         assert operator.driver.execute_script('return window.innerWidth') == 390
         for scrolled in (0, 10000):
@@ -66,12 +95,11 @@ def test_a_phone_shows_the_stop_without_scrolling_even_scrolled_down(
             assert 0 <= top and bottom <= height and width >= 120, (top, bottom, height, width)
             assert operator.element('stop').is_displayed()
     finally:
-        operator.close_page()
+        operator.browser.resize(1280, 800)
 
 
 def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(
         robot: Robot, operator: Operator) -> None:
-    operator.open_page()
     operator.until(lambda: operator.text('state') == robot.client.state().message,
                    'the state is not shown')
     operator.until(lambda: 'the robot hears your heartbeat' in operator.text('presence'),
@@ -79,12 +107,28 @@ def test_the_page_shows_the_robot_and_the_robot_hears_the_operator(
     operator.until(lambda: operator.element('map').get_attribute('data-robot'), 'no robot')
     x, y = operator.robot_marker()
     assert math.hypot(x - robot.pose()[0], y - robot.pose()[1]) < 0.05
-    # Nobody beat before the page opened: config/remote.yaml had engaged the e-stop.
-    assert robot.mode()[1] and operator.element('estop').is_displayed()
+    # STOPPED, as after every start (config/remote.yaml engages nothing before the operator is
+    # heard): the page says why the robot does not move.
+    assert robot.mode() == ('stopped', False) and not operator.element('estop').is_displayed()
+    operator.until(lambda: operator.text('mode') == 'stopped'
+                   and operator.element('held').get_attribute('title').startswith(
+                       'the mux is STOPPED (as after every start'), 'held is not shown')
+
+
+def test_the_robot_selector_shows_an_expected_robot_that_is_missing(
+        robot: Robot, operator: Operator) -> None:
+    def missing() -> Any:
+        return next((option for option in operator.driver.find_elements(
+            'css selector', '#robot option') if option.text.startswith(robot.missing)), None)
+
+    operator.until(lambda: missing() is not None, 'the missing robot is not listed')
+    assert missing().text == f'{robot.missing} · NOT FOUND' and not missing().is_enabled()
 
 
 def test_release_takes_two_taps_and_selects_no_mode(robot: Robot, operator: Operator) -> None:
-    operator.until(operator.connected, 'the page is not connected')
+    assert robot.client.set_emergency_stop(True).success
+    operator.until(lambda: operator.connected() and operator.element('release').is_displayed(),
+                   'no e-stop to release')
     operator.click('release')
     operator.until(lambda: operator.text('release') == 'Tap again to release', 'not armed')
     time.sleep(0.5)
@@ -112,20 +156,19 @@ def test_the_stop_engages_the_mux_e_stop_and_the_page_shows_why(robot: Robot,
 
 def test_a_refusal_of_the_suite_is_shown_to_the_operator(
         robot: Robot, operator: Operator) -> None:
-    before = robot.waypoints()
-    operator.tap(7.9, 5.9)  # inside the outer wall: the service provider takes any pose
-    operator.until(lambda: operator.text('answer').startswith('add waypoint:'), 'no answer')
-    robot.client.remove_waypoint(len(before))
-    operator.click('follow-start')  # no waypoints left: the suite refuses, in its words
-    operator.until(lambda: operator.text('answer').startswith('start following:')
+    add_waypoints(robot, operator, (2.0, 1.5))
+    # Another operator engaged the e-stop: a start from the page is refused, in the suite's words.
+    assert robot.client.set_emergency_stop(True).success
+    operator.until(lambda: operator.element('estop').is_displayed(), 'no e-stop banner')
+    operator.click('follow-start')
+    operator.until(lambda: operator.text('answer') == 'start following: Emergency Stop'
                    and 'refused' in operator.element('answer').get_attribute('class'),
                    'no refusal shown')
-    assert robot.waypoints() == before
+    assert robot.client.state().message == 'Emergency Stop'
 
 
 def test_a_tap_on_the_map_adds_a_waypoint_the_service_provider_holds(
         robot: Robot, operator: Operator) -> None:
-    operator.release()
     operator.tap(2.0, 1.5)
     operator.until(lambda: len(robot.waypoints()) == 1, 'no waypoint added')
     added = robot.waypoints()[0]
@@ -135,6 +178,7 @@ def test_a_tap_on_the_map_adds_a_waypoint_the_service_provider_holds(
 
 
 def test_a_drag_moves_the_waypoint(robot: Robot, operator: Operator) -> None:
+    add_waypoints(robot, operator, (2.0, 1.5))
     before = robot.waypoints()[0]
     operator.drag((before.x, before.y), (4.5, 2.9))
     operator.until(lambda: math.hypot(robot.waypoints()[0].x - 4.5,
@@ -144,6 +188,7 @@ def test_a_drag_moves_the_waypoint(robot: Robot, operator: Operator) -> None:
 
 
 def test_following_starts_and_the_robot_marker_moves(robot: Robot, operator: Operator) -> None:
+    add_waypoints(robot, operator, (4.5, 2.9))
     operator.tap(1.0, 1.8)
     operator.until(lambda: len(robot.waypoints()) == 2, 'no second waypoint')
     operator.click('mode-autonomy')
@@ -160,9 +205,8 @@ def test_following_starts_and_the_robot_marker_moves(robot: Robot, operator: Ope
 
 def test_closing_the_page_stops_the_robot_and_nothing_moves_until_release_and_mode(
         robot: Robot, operator: Operator) -> None:
+    drive_waypoints(robot, operator)
     assert robot.mode() == ('autonomy', False)
-    operator.until(lambda: any(abs(m.linear.x) > 0.05 for m in robot.cmd_vel.messages[-5:]),
-                   'the robot is not driving')
     closed = time.monotonic()
     operator.close_page()
     assert wait_until(lambda: robot.mode()[1], HEARTBEAT_TIMEOUT + 1.0 + SCHEDULING_SLACK)
@@ -203,10 +247,8 @@ def test_connection_lost_is_shown_within_a_second_and_the_robot_stops(
 
 
 def test_a_long_press_sends_the_robot_to_a_goal(robot: Robot, operator: Operator) -> None:
-    operator.click('follow-stop')
     operator.click('mode-autonomy')
     assert wait_until(lambda: robot.mode() == ('autonomy', False), WAIT)
-    operator.until(lambda: not operator.text('state').startswith('W: '), 'still following')
     operator.long_press(1.5, 0.7)
     operator.until(lambda: operator.text('state').startswith('G: '), 'no goal taken')
     operator.click('goal-cancel')
@@ -215,12 +257,15 @@ def test_a_long_press_sends_the_robot_to_a_goal(robot: Robot, operator: Operator
 
 def test_a_read_only_page_shows_the_robot_and_no_control(
         robot: Robot, operator: Operator) -> None:
+    operating = operator.page
     operator.open_page(token=robot.watcher)
     operator.until(lambda: operator.text('state') != '?', 'no state shown')
     assert not operator.element('stop').is_displayed()
     assert not operator.element('controls').is_displayed()
     assert 'read-only' in operator.text('role')
     operator.close_page()
+    operator.driver.switch_to.window(operating)
+    operator.page = operating
 
 
 class ForeignSite(http.server.BaseHTTPRequestHandler):
@@ -248,7 +293,7 @@ class ForeignSite(http.server.BaseHTTPRequestHandler):
 
 def test_another_site_cannot_operate_the_robot_through_the_operator_s_browser(
         robot: Robot, operator: Operator) -> None:
-    operator.open_page()  # the browser holds the operator's session cookie for 127.0.0.1
+    # The browser holds the operator's session cookie for 127.0.0.1 (the page is open).
     before = robot.mode(), robot.waypoints()
     ForeignSite.console = robot.url
     site = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ForeignSite)

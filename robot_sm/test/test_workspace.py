@@ -50,3 +50,33 @@ def test_robot_sm_is_on_path_once_the_workspace_is_sourced() -> None:
     assert 'Navigation' in result.stdout  # robot-sm plugins
     # ros2 run robot_sm robot-sm finds it where ament_python puts the executables.
     assert (prefix / 'lib' / 'robot_sm' / 'robot-sm').is_file()
+
+
+#: A stand-in for Jazzy's launch_testing pytest plugin as a sourced ROS install has it: its hook
+#: takes the 'path' argument that pytest 8 no longer passes, so pytest refuses to load it.
+LAUNCH_TESTING_PLUGIN = 'def pytest_collect_file(parent, path):\n    return None\n'
+
+
+@pytest.mark.parametrize('package, tests', [('robot_sm_control', []),
+                                            ('robot_sm', ['test/test_quoting.py'])])
+def test_each_package_collects_its_tests_beside_a_ros_install(
+        tmp_path: pathlib.Path, package: str, tests: list) -> None:
+    (tmp_path / 'fake_launch_testing.py').write_text(LAUNCH_TESTING_PLUGIN)
+    info = tmp_path / 'launch_testing-1.0.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text('Metadata-Version: 2.1\nName: launch_testing\nVersion: 1.0\n')
+    (info / 'entry_points.txt').write_text('[pytest11]\nlaunch_testing = fake_launch_testing\n')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get('PYTHONPATH')])])}
+    command = [sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider',
+               *tests]
+    # Where the plugin is loaded, pytest stops before collecting anything.
+    loaded = subprocess.run([*command, '-c', os.devnull, '--rootdir', str(tmp_path)],
+                            cwd=REPOSITORY / package, capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert 'PluginValidationError' in loaded.stdout + loaded.stderr, loaded.stdout
+    # The package's own pytest.ini leaves it out: its tests are collected.
+    result = subprocess.run(command, cwd=REPOSITORY / package, capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ' collected' in result.stdout or 'tests collected' in result.stdout, result.stdout

@@ -48,8 +48,13 @@ class Robot:
         self.port = free_tcp_port()
         self.url = f'http://127.0.0.1:{self.port}'
         robot_sm = [*cli_command(), '--namespace', self.namespace]
+        #: A robot the console's fleet file names that never starts.
+        self.missing = f'{self.namespace}_robot9'
+        fleet = folder / 'fleet.yaml'
+        fleet.write_text(f'robots: [{self.namespace}, {self.missing}]\n')
         self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote'])
-        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--token-file',
+        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--fleet', str(fleet),
+                                '--token-file',
                                 str(token_file(folder, 'operator', self.operator)),
                                 '--read-only-token-file',
                                 str(token_file(folder, 'watcher', self.watcher))])
@@ -82,6 +87,28 @@ class Robot:
 
     def waypoints(self) -> List[Any]:
         return list(self.client.waypoints().data['waypoints'])
+
+    def at_rest(self) -> None:
+        """
+        Bring the suite back to rest: no activity, no waypoints, e-stop released, STOPPED.
+
+        The operator must be heard (a page open): a release is refused while it is not.
+        """
+        state = self.client.state().message
+        stops = {'W: ': self.client.stop_waypoint_following, 'E: ': self.client.stop_exploration,
+                 'G: ': self.client.cancel_goal}
+        for prefix, stop in stops.items():
+            if state.startswith(prefix):
+                stop()
+        if self.mode()[1]:
+            result = self.client.set_emergency_stop(False)
+            assert result.success, result.message
+        result = self.client.set_mode('stopped')
+        assert result.success, result.message
+        for _ in self.waypoints():
+            assert self.client.remove_waypoint(0).success
+        self.client.wait_for_state('Idle', timeout=WAIT)
+        self.parked()
 
     def close(self) -> None:
         self.client.close()
@@ -119,6 +146,22 @@ class Operator:
         self.driver.close()
         self.driver.switch_to.window(self.home)
         self.page = None
+
+    def fresh_page(self) -> None:
+        """
+        Open the console in a new tab, then close the one open before, if any.
+
+        The new page beats before the old one stops: the robot keeps hearing its operator.
+        """
+        old = self.page
+        self.open_page()
+        self.until(lambda: 'the robot hears your heartbeat' in self.text('presence'),
+                   'the robot does not hear the page')
+        if old is not None:
+            new = self.page
+            self.driver.switch_to.window(old)
+            self.driver.close()
+            self.driver.switch_to.window(new)
 
     def element(self, name: str) -> Any:
         return self.driver.find_element('id', name)

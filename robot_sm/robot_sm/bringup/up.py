@@ -80,7 +80,7 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
                                            remote, recorder)
             running = (f"{robots} robots ({', '.join(children)}), each in a process of its own "
                        f"running {', '.join(s.executable for s in SUITE + ROBOT_NODES)}, and "
-                       f'{running}')
+                       f'{running}; fleet file {_write_fleet_file(namespace, robots)}')
         if web_port is not None:
             children['web console'] = _start_web_console(namespace, robots, web_port)
             running += f', and the web console on port {web_port}'
@@ -95,6 +95,20 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
         if not fleet_robot:  # a robot of a fleet hears Ctrl-C twice (terminal, fleet): once counts
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def _write_fleet_file(namespace: str, robots: int) -> pathlib.Path:
+    """
+    Write the fleet file naming the fleet's robots; return where.
+
+    ``robot-sm fleet estop on --fleet FILE`` then names each one that does not confirm, also
+    one that was never found (robot_sm.client.roster).
+    """
+    from robot_sm.client.roster import write_fleet_file
+    from robot_sm.storage import default_file
+    path = pathlib.Path(default_file(namespace, 'fleet.yaml'))
+    write_fleet_file(path, [join_namespace(namespace, name) for name in fleet_names(robots)])
+    return path
 
 
 def _refuse(reason: str) -> int:

@@ -8,7 +8,11 @@ are gone (at once for a suite that shuts down; a process that dies without a wor
 DDS lease ends). One node, in one rclpy context and so one DDS participant, follows every robot:
 the latched topics of each (``robot_sm/state_info``, ``state_outcome``, ``operation_mode``,
 ``waypoints``) are subscribed when the robot is found, and its service clients made then, so that a
-fleet-wide stop does not wait for discovery.
+fleet-wide stop does not wait for discovery. Its commands are an operator's (``by``, as
+:class:`~robot_sm.client.SuiteClient`'s): a STOP goes straight to each robot's mux
+(``robot_sm/_mux/command``), which takes it from anyone; a release, a pause and a continue go to
+each robot's command gateway (``robot_sm/command``), which refuses them on a robot whose control
+another operator holds (that robot answers NOT CONFIRMED with the holder's name).
 
     with FleetClient(timeout=2.0) as fleet:
         fleet.wait_for_robots(count=3)
@@ -18,32 +22,21 @@ fleet-wide stop does not wait for discovery.
             print(ack.namespace, 'stopped' if ack.confirmed else f'NOT CONFIRMED: {ack.message}')
 """
 
-from dataclasses import dataclass
-import functools
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from rclpy.context import Context
-from rclpy.node import Node
-from robot_sm import qos
-from robot_sm.client.connection import lost_to_a_restart, MODE_NAMES
+from robot_sm.client.connection import lost_to_a_restart, MODE_NAMES, operator
+from robot_sm.client.fleet_answers import Acknowledgement, acknowledgement, RobotStatus
+from robot_sm.client.fleet_robot import FollowedRobot, robot_namespaces, ROBOT_POSE, topic_in
 from robot_sm.client.robot_search import RobotSearch
 from robot_sm.client.spinning_node import SpinningNode
-from robot_sm.contract import OPERATION_MODE, STATE_INFO, STATE_OUTCOME, SUITE_NODES, WAYPOINTS
+from robot_sm.contract import COMMAND, Command as Kind, MUX_COMMAND
 from robot_sm.planar import yaw_from_quaternion
-from robot_sm_msgs.msg import OperationMode, WaypointArray
-from robot_sm_msgs.srv import GetRobotPose
-from std_msgs.msg import String
-from std_srvs.srv import SetBool
+from robot_sm_msgs.msg import Operator
+from robot_sm_msgs.srv import Command, GetRobotPose
 
-#: The names of the suite's nodes: a namespace where one of them runs is a robot.
-SUITE_NODE_NAMES = frozenset(SUITE_NODES)
-#: The latched topics followed per robot, by key.
-ROBOT_TOPICS = {'state': (String, STATE_INFO), 'outcome': (String, STATE_OUTCOME),
-                'mode': (OperationMode, OPERATION_MODE), 'waypoints': (WaypointArray, WAYPOINTS)}
-EMERGENCY_STOP = 'robot_sm/emergency_stop'
-ROBOT_POSE = 'robot_sm/get_robot_pose'
 #: Without a new robot for this long after the last one was found, discovery has settled:
 #: Fast DDS's participant announcement period, within which a robot whose first discovery
 #: exchange was missed is found by its next announcement (a new process found three suites,
@@ -51,101 +44,36 @@ ROBOT_POSE = 'robot_sm/get_robot_pose'
 SETTLE_TIME = 3.0
 
 
-def robot_namespaces(nodes: Iterable[Tuple[str, str]], within: str = '/') -> List[str]:
-    """Return the namespaces under ``within`` where a suite node of ``(name, namespace)`` runs."""
-    prefix = within.rstrip('/')
-    return sorted({namespace for name, namespace in nodes if name in SUITE_NODE_NAMES and (
-        not prefix or namespace == prefix or namespace.startswith(prefix + '/'))})
-
-
-def topic_in(namespace: str, name: str) -> str:
-    """Return the full name of ``name`` in ``namespace``."""
-    return f"{namespace.rstrip('/')}/{name}"
-
-
-@dataclass
-class RobotStatus:
-    """One robot as the fleet view shows it (None where the robot did not say in time)."""
-
-    namespace: str
-    state: Optional[str] = None
-    #: How the last activity ended, if the robot has said.
-    outcome: Optional[str] = None
-    mode: Optional[str] = None
-    emergency_stop: Optional[bool] = None
-    #: (x, y, yaw) in the map frame.
-    pose: Optional[Tuple[float, float, float]] = None
-    pose_error: Optional[str] = None
-    waypoints: int = 0
-    visited: int = 0
-    unreachable: int = 0
-
-
-@dataclass
-class Acknowledgement:
-    """One robot's answer to a fleet-wide e-stop."""
-
-    namespace: str
-    #: The mux said yes and its operation mode shows the e-stop as asked, within the timeout.
-    confirmed: bool
-    #: The mux's answer (``success``), None if it gave none in time.
-    answered: Optional[bool]
-    #: The mux's message, or what did not happen in time.
-    message: str
-    #: The e-stop as the robot's operation mode last showed it (None: never heard).
-    emergency_stop: Optional[bool]
-    #: Seconds from the request to the confirmation (None if not confirmed).
-    seconds: Optional[float] = None
-
-
-class _Robot:
-    """What the fleet keeps of one robot: its latest latched messages and its clients."""
-
-    def __init__(self, node: Node, namespace: str, changed: threading.Condition) -> None:
-        self.namespace = namespace
-        self.latest: Dict[str, Any] = dict.fromkeys(ROBOT_TOPICS)
-        self._changed = changed
-        self.subscriptions = [
-            node.create_subscription(msg_type, topic_in(namespace, topic),
-                                     functools.partial(self._store, key), qos.STATE)
-            for key, (msg_type, topic) in ROBOT_TOPICS.items()]
-        self.clients = {
-            EMERGENCY_STOP: node.create_client(SetBool, topic_in(namespace, EMERGENCY_STOP),
-                                               qos_profile=qos.SERVICES),
-            ROBOT_POSE: node.create_client(GetRobotPose, topic_in(namespace, ROBOT_POSE),
-                                           qos_profile=qos.SERVICES)}
-
-    def _store(self, key: str, msg: Any) -> None:
-        with self._changed:
-            self.latest[key] = msg
-            self._changed.notify_all()
-
-    def destroy(self, node: Node) -> None:
-        for subscription in self.subscriptions:
-            node.destroy_subscription(subscription)
-        for client in self.clients.values():
-            node.destroy_client(client)
-
-
 class FleetClient:
     """Every suite under the namespace ``within``, followed from one node."""
 
     def __init__(self, within: str = '/', timeout: float = 5.0,
-                 context: Optional[Context] = None) -> None:
-        """Follow the robots under ``within`` in ``context`` (else one of its own)."""
+                 context: Optional[Context] = None, by: Optional[Operator] = None) -> None:
+        """
+        Follow the robots under ``within`` in ``context`` (else one of its own).
+
+        ``by`` gives the commands (default: :func:`~robot_sm.client.operator`); a command may
+        name another.
+        """
         self.within = '/' + within.strip('/')
         self.timeout = timeout
+        self.by = by if by is not None else operator()
         self._spinning = SpinningNode('robot_sm_fleet', '/', context)
         self.context = self._spinning.context
         self.node = self._spinning.node
         self._changed = threading.Condition()
-        self._robots: Dict[str, _Robot] = {}
+        self._robots: Dict[str, FollowedRobot] = {}
         self._lock = threading.Lock()
+        #: Set by close: waits for robots and answers end at once.
+        self._closed = threading.Event()
         #: When this client last found a new robot (or was made).
         self._last_new_robot = time.monotonic()
 
     def close(self) -> None:
-        """Stop following the fleet."""
+        """Stop following the fleet; a status or a stop waiting in another thread ends at once."""
+        self._closed.set()
+        with self._changed:
+            self._changed.notify_all()
         self._spinning.close()
 
     def __enter__(self) -> 'FleetClient':
@@ -162,7 +90,7 @@ class FleetClient:
         with self._lock:
             for namespace in found:
                 if namespace not in self._robots:
-                    self._robots[namespace] = _Robot(self.node, namespace, self._changed)
+                    self._robots[namespace] = FollowedRobot(self.node, namespace, self._changed)
                     self._last_new_robot = time.monotonic()
             for namespace in set(self._robots) - set(found):
                 self._robots.pop(namespace).destroy(self.node)
@@ -183,15 +111,17 @@ class FleetClient:
         return max(0.0, settle - quiet)
 
     def wait_for_robots(self, count: Optional[int] = None, timeout: Optional[float] = None,
-                        settle: float = SETTLE_TIME) -> List[str]:
+                        settle: float = SETTLE_TIME, roster: Sequence[str] = ()) -> List[str]:
         """
         Wait until ``count`` robots are found (None: until no new one comes for ``settle`` s).
+
+        Every robot of ``roster`` must be found too.
 
         Returns the robots found, which may be fewer than ``count`` after ``timeout`` (default:
         the client's).
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        discovery = RobotSearch(count, settle, time.monotonic())
+        discovery = RobotSearch(count, settle, time.monotonic(), roster)
         while True:
             found = self.robots()
             if discovery.done(found, time.monotonic()) or time.monotonic() >= deadline:
@@ -200,17 +130,19 @@ class FleetClient:
 
     # ---- the view -----------------------------------------------------------------------------
 
-    def status(self, timeout: Optional[float] = None) -> List[RobotStatus]:
+    def status(self, timeout: Optional[float] = None,
+               roster: Sequence[str] = ()) -> List[RobotStatus]:
         """
         Return every robot's state, outcome, mode, e-stop, pose and waypoint progress.
 
         Waits up to ``timeout`` (default: the client's) for a robot's state and mode and its
-        pose; what has not come by then is None (``pose_error`` says why).
+        pose; what has not come by then is None (``pose_error`` says why). A robot of
+        ``roster`` (namespaces expected) that is not found is shown as such (``found`` false).
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         robots = self._followed(self.robots())
         with self._changed:
-            self._changed.wait_for(lambda: all(
+            self._changed.wait_for(lambda: self._closed.is_set() or all(
                 robot.latest['state'] is not None and robot.latest['mode'] is not None
                 for robot in robots.values()), max(0.0, deadline - time.monotonic()))
         poses = self._call_all(robots, ROBOT_POSE, GetRobotPose.Request, deadline)
@@ -238,32 +170,68 @@ class FleetClient:
             else:
                 status.pose_error = problem if answer is None else str(answer.message)
             shown.append(status)
-        return shown
+        shown += [RobotStatus(namespace, found=False) for namespace in roster
+                  if namespace not in robots]
+        return sorted(shown, key=lambda status: status.namespace)
 
     # ---- the fleet-wide stop ------------------------------------------------------------------
 
     def emergency_stop(self, engaged: bool, timeout: Optional[float] = None,
-                       expect: Optional[int] = None,
-                       settle: float = 0.0) -> List[Acknowledgement]:
+                       expect: Optional[int] = None, settle: float = 0.0,
+                       roster: Sequence[str] = (),
+                       by: Optional[Operator] = None) -> List[Acknowledgement]:
         """
         Engage (true) or release (false) every robot's e-stop at once; return each answer.
 
-        Every robot known now is asked at once (``robot_sm/emergency_stop``), and a robot found
+        Every robot known now is asked at once (a STOP: its mux's ``robot_sm/_mux/command``; a
+        release: its gateway's ``robot_sm/command``, as ``by``), and a robot found
         while waiting is asked as soon as it is found, until ``expect`` robots are found or, if
         ``expect`` is None, none new comes for ``settle`` s (0: the robots known now only). A
         robot has confirmed when its mux answered yes and its ``robot_sm/operation_mode`` shows
-        the e-stop as asked, within ``timeout`` (default: the client's). Releasing releases the
-        e-stop only: nothing moves until a mode is selected.
+        the e-stop as asked, within ``timeout`` (default: the client's). Every robot of
+        ``roster`` (namespaces expected: :mod:`robot_sm.client.roster`) is looked for until the
+        timeout; one never found is answered as not found. Releasing releases the e-stop only:
+        nothing moves until a mode is selected.
+        """
+        if engaged:
+            return self._command_all(Kind.ENGAGE_EMERGENCY_STOP, MUX_COMMAND, by, timeout, expect,
+                                     settle, roster, shows_stop=True)
+        return self._command_all(Kind.RELEASE_EMERGENCY_STOP, COMMAND, by, timeout, expect,
+                                 settle, roster, shows_stop=False)
+
+    def pause(self, timeout: Optional[float] = None, expect: Optional[int] = None,
+              settle: float = 0.0, roster: Sequence[str] = (),
+              by: Optional[Operator] = None) -> List[Acknowledgement]:
+        """Pause every robot's running activity at once (their gateways' PAUSE); see stop."""
+        return self._command_all(Kind.PAUSE, COMMAND, by, timeout, expect, settle, roster)
+
+    def resume(self, timeout: Optional[float] = None, expect: Optional[int] = None,
+               settle: float = 0.0, roster: Sequence[str] = (),
+               by: Optional[Operator] = None) -> List[Acknowledgement]:
+        """Continue every robot's paused activity at once (their gateways' CONTINUE)."""
+        return self._command_all(Kind.CONTINUE, COMMAND, by, timeout, expect, settle, roster)
+
+    def _command_all(self, kind: Kind, service: str, by: Optional[Operator],
+                     timeout: Optional[float], expect: Optional[int], settle: float,
+                     roster: Sequence[str],
+                     shows_stop: Optional[bool] = None) -> List[Acknowledgement]:
+        """
+        Give ``kind`` to every robot at once; return each answer.
+
+        A robot confirms when it answered yes and, with ``shows_stop``, once its operation mode
+        shows the e-stop so.
         """
         started = time.monotonic()
         deadline = started + (self.timeout if timeout is None else timeout)
         robots = self._followed(self.robots())
-        discovery = RobotSearch(expect, settle, started)
+        discovery = RobotSearch(expect, settle, started, roster)
         confirmed_at: Dict[str, float] = {}
 
-        def shows(robot: _Robot) -> bool:
+        def shows(robot: FollowedRobot) -> bool:
+            if shows_stop is None:
+                return True
             mode = robot.latest['mode']
-            return mode is not None and bool(mode.emergency_stop) == engaged
+            return mode is not None and bool(mode.emergency_stop) == shows_stop
 
         def settled(answers: Dict[str, Any]) -> bool:
             """Note who confirmed; return whether every robot confirmed or refused."""
@@ -275,39 +243,32 @@ class FleetClient:
             return all(namespace in confirmed_at or (answer is not None and not answer.success)
                        for namespace, answer in answers.items())
 
-        answers = self._call_all(robots, EMERGENCY_STOP, lambda: SetBool.Request(data=engaged),
-                                 deadline, settled, discovery)
+        request = Command.Request(command=int(kind), by=by if by is not None else self.by)
+        answers = self._call_all(robots, service, lambda: request, deadline, settled, discovery)
         acknowledgements = []
-        for namespace, robot in sorted(robots.items()):
-            answer, problem = answers[namespace]
+        for namespace in sorted(set(robots) | set(roster)):
+            robot = robots.get(namespace)
+            if robot is None:
+                acknowledgements.append(Acknowledgement(
+                    namespace, False, None, f'expected but not found under {self.within} '
+                    f'within {deadline - started:g} s', None, found=False))
+                continue
             with self._changed:
                 mode = robot.latest['mode']
             shown = None if mode is None else bool(mode.emergency_stop)
-            if namespace in confirmed_at:
-                acknowledgements.append(Acknowledgement(
-                    namespace, True, True, str(answer.message), shown,
-                    confirmed_at[namespace] - started))
-            elif answer is None:
-                acknowledgements.append(Acknowledgement(namespace, False, None, problem, shown))
-            elif not answer.success:
-                acknowledgements.append(Acknowledgement(
-                    namespace, False, False, str(answer.message), shown))
-            else:
-                acknowledgements.append(Acknowledgement(
-                    namespace, False, True,
-                    'the mux said yes but its operation mode did not show the e-stop '
-                    f"{'engaged' if engaged else 'released'} within "
-                    f'{deadline - started:g} s', shown))
+            acknowledgements.append(acknowledgement(
+                namespace, answers[namespace], confirmed_at.get(namespace), shown,
+                bool(shows_stop), started, deadline))
         return acknowledgements
 
     # ---- plumbing -----------------------------------------------------------------------------
 
-    def _followed(self, namespaces: List[str]) -> Dict[str, _Robot]:
+    def _followed(self, namespaces: List[str]) -> Dict[str, FollowedRobot]:
         with self._lock:
             return {namespace: self._robots[namespace] for namespace in namespaces
                     if namespace in self._robots}
 
-    def _call_all(self, robots: Dict[str, _Robot], service: str, request: Callable[[], Any],
+    def _call_all(self, robots: Dict[str, FollowedRobot], service: str, request: Callable[[], Any],
                   deadline: float,
                   done: Optional[Callable[[Dict[str, Any]], bool]] = None,
                   discovery: Optional[RobotSearch] = None) -> Dict[str, Tuple[Any, str]]:
@@ -352,14 +313,14 @@ class FleetClient:
                 finished = agreed and not discovering and all(
                     answer is not None for answer in answers.values())
                 remaining = deadline - time.monotonic()
-                if finished or remaining <= 0:
+                if finished or remaining <= 0 or self._closed.is_set():
                     break
                 # A robot not yet matched or found is looked at again soon; answers wake at once.
                 self._changed.wait(min(remaining, 0.005 if discovering or len(futures) < len(
                     robots) else 0.05))
         return self._results(robots, service, answers, futures, began)
 
-    def _due(self, robot: _Robot, namespace: str, service: str, futures: Dict[str, Any],
+    def _due(self, robot: FollowedRobot, namespace: str, service: str, futures: Dict[str, Any],
              sent: float, answer: Any) -> bool:
         """Return whether to send ``robot`` the request now: once matched, again if lost."""
         client = robot.clients[service]
@@ -370,7 +331,7 @@ class FleetClient:
             return True
         return False
 
-    def _results(self, robots: Dict[str, _Robot], service: str, answers: Dict[str, Any],
+    def _results(self, robots: Dict[str, FollowedRobot], service: str, answers: Dict[str, Any],
                  futures: Dict[str, Any], began: float) -> Dict[str, Tuple[Any, str]]:
         """Return per robot its answer and '', or None and why not (forgetting the request)."""
         results: Dict[str, Tuple[Any, str]] = {}

@@ -6,9 +6,14 @@ from typing import Any, List, NamedTuple, Optional, Tuple
 from robot_sm.contract import Activity, FOLLOWING_MODES, Mode, MODE_NAMES, Outcome
 from robot_sm.planar import yaw_from_quaternion
 from robot_sm_msgs.msg import StateInfo, WaypointArray
+from std_msgs.msg import Bool
 
 #: Waypoint following mode names, by number.
 FOLLOWING_MODE_NAMES = {int(value): name for name, value in FOLLOWING_MODES.items()}
+
+#: Whether the mux hears the operator heartbeat it watches (transient_local; false before the
+#: first beat and once it falls silent). Only a mux with a heartbeat topic publishes it.
+OPERATOR_PRESENT = 'robot_sm/operator_present'
 
 
 @dataclass
@@ -82,21 +87,46 @@ def last_outcome(info: StateInfo) -> Optional[str]:
     return f'{what} {outcome}{text}'.strip()
 
 
-def held_because(mode: Optional[str], emergency_stop: Optional[bool]) -> str:
+def held_because(mode: Optional[str], emergency_stop: Optional[bool],
+                 operator_heard: Optional[bool] = None) -> str:
     """
     Say why the robot does not move on its own in ``mode``, and what to do; '' if it can.
 
     ``mode`` is a name of :data:`robot_sm.client.MODES` (None: not known yet).
+    ``operator_heard`` is whether the mux hears the operator heartbeat it watches
+    (``robot_sm/operator_present``); None where it watches none, or it is not known.
     """
     if emergency_stop:
         return ('the e-stop is engaged: release it (robot-sm estop off, or '
                 'robot_sm/emergency_stop false), then select a mode or start an activity')
+    if operator_heard is False:
+        return ('the operator is not heard yet: the robot stays STOPPED and refuses modes and '
+                'starts until its operator heartbeat arrives (robot-sm connect, the rqt panel '
+                'or an operator page of the web console)')
     if mode == MODE_NAMES[Mode.STOPPED]:
         return ('the mux is STOPPED (as after every start of the suite): start an activity, '
                 'which selects autonomy, or select a mode (robot-sm mode autonomy)')
     if mode == MODE_NAMES[Mode.TELEOPERATION]:
         return 'teleoperation: only the operator drives (robot-sm mode autonomy hands back)'
     return ''
+
+
+def operator_heard(suite: Any) -> Optional[bool]:
+    """
+    Return whether the mux of ``suite`` (a SuiteClient) hears its operator heartbeat.
+
+    None where it watches none (nothing publishes :data:`OPERATOR_PRESENT`) or says nothing
+    within the client's timeout. Subscribe early (``suite.latched(Bool, OPERATOR_PRESENT,
+    wait=False)``) and the answer is there when it is asked.
+    """
+    from robot_sm.client.connection import SuiteUnavailable
+    node = suite.node
+    if node.count_publishers(node.resolve_topic_name(OPERATOR_PRESENT)) == 0:
+        return None
+    try:
+        return bool(suite.latched(Bool, OPERATOR_PRESENT).data)
+    except SuiteUnavailable:  # the mux went away meanwhile
+        return None
 
 
 class ModeState(NamedTuple):

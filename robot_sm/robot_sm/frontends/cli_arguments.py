@@ -80,9 +80,17 @@ def watch_option(parser: argparse.ArgumentParser) -> None:
 
 
 def expect_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--expect', type=int, metavar='N',
-                        help='wait until N robots are found (within --timeout); fewer is an '
-                             'error')
+    parser.add_argument('--expect', metavar='N|NAMES',
+                        help='wait until N robots, or the robots NAMES (comma-separated, '
+                             'relative to --namespace), are found within --timeout; fewer is '
+                             'an error, and a robot named but not found is NOT FOUND')
+    parser.add_argument('--fleet', type=pathlib.Path, metavar='FILE',
+                        help='a fleet file naming the robots expected (see config/fleet.yaml)')
+
+
+def forget_names(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('names', nargs='*', metavar='NAME',
+                        help='robots to forget (relative to --namespace); none: all of them')
 
 
 def mode_name(parser: argparse.ArgumentParser) -> None:
@@ -154,6 +162,9 @@ def web_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--session-idle', type=finite, default=3600.0, metavar='S',
                         help='a login ends after S seconds with no page of it open '
                              '(default 3600)')
+    parser.add_argument('--fleet', type=pathlib.Path, metavar='FILE',
+                        help='a fleet file naming the robots expected: the robot selector shows '
+                             'those not found (see config/fleet.yaml)')
     parser.add_argument('--incidents-dir', type=pathlib.Path, metavar='FOLDER',
                         help="the incident recorder's folder the page lists (default: "
                              '$ROS_HOME/robot_sm/<namespace>/incidents, where the recorder of '

@@ -45,6 +45,9 @@ def format_fleet(robots: List[Any]) -> str:
     lines = [f"{'robot':<{width}}  {'state':<24} {'mode':<10} {'e-stop':<9} "
              f"{'pose':<22} waypoints"]
     for robot in robots:
+        if not robot.found:
+            lines.append(f'{robot.namespace:<{width}}  NOT FOUND (expected, not on the domain)')
+            continue
         estop = '?' if robot.emergency_stop is None else (
             'ENGAGED' if robot.emergency_stop else 'released')
         pose = (f'({robot.pose[0]:.2f}, {robot.pose[1]:.2f}, {robot.pose[2]:.2f})'
@@ -57,13 +60,12 @@ def format_fleet(robots: List[Any]) -> str:
     return '\n'.join(lines)
 
 
-def format_acknowledgements(acknowledgements: List[Any], engaged: bool) -> str:
-    """Return each robot's answer to a fleet-wide e-stop, one robot a line."""
+def format_acknowledgements(acknowledgements: List[Any], done: str) -> str:
+    """Return each robot's answer to a fleet-wide command (``done``: engaged ...), a line each."""
     width = max([len(a.namespace) for a in acknowledgements] or [0])
-    done = 'engaged' if engaged else 'released'
     return '\n'.join(
         f'{a.namespace:<{width}}  {done} (confirmed in {a.seconds * 1000:.0f} ms)'
-        if a.confirmed else f'{a.namespace:<{width}}  NOT CONFIRMED: {a.message}'
+        if a.confirmed else f'{a.namespace:<{width}}  {a.verdict}: {a.message}'
         for a in acknowledgements)
 
 

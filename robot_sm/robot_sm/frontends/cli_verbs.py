@@ -19,6 +19,7 @@ from robot_sm.frontends.cli_output import (
     format_status,
     format_waypoints,
 )
+from robot_sm.frontends.cli_roster import Roster
 
 EXIT_OK, EXIT_REFUSED, EXIT_UNAVAILABLE = 0, 1, 2
 
@@ -102,13 +103,25 @@ def status(args: argparse.Namespace, emit: Emit) -> int:
     """Show state, mode, e-stop, the input that drives, waypoints and pose."""
     with suite_of(args) as suite:
         while True:
-            shown = suite.status()
+            shown = _status_of(suite)
             if not args.watch:
                 emit(shown, format_status(shown))
                 return EXIT_OK
             sys.stdout.write('\x1b[2J\x1b[H' + format_status(shown) + '\n')
             sys.stdout.flush()
             time.sleep(1.0)
+
+
+def _status_of(suite: Any) -> Any:
+    """Return the suite's status; ``held`` says so when its operator is not heard."""
+    from robot_sm.client.status import held_because, operator_heard, OPERATOR_PRESENT
+    from std_msgs.msg import Bool
+    suite.latched(Bool, OPERATOR_PRESENT, wait=False)  # discovered with the rest
+    shown = suite.status()
+    heard = operator_heard(suite)
+    if heard is False:
+        shown.held = held_because(shown.mode, shown.emergency_stop, heard)
+    return shown
 
 
 def cycle(args: argparse.Namespace, emit: Emit) -> int:
@@ -125,28 +138,38 @@ def fleet(args: argparse.Namespace, emit: Emit) -> int:
     List every robot (suite) under --namespace: state, mode, e-stop, pose, waypoints.
 
     List every robot_sm suite found on the ROS domain under --namespace (default: all), by
-    namespace, with its state, mode, e-stop, pose and waypoint progress. The list is shown
-    once --expect robots are found, or else once no new robot has come for 3 s (--watch: at
-    once, and robots come and go as they are found and leave).
+    namespace, with its state, mode, e-stop, pose and waypoint progress, and every robot
+    expected (--fleet FILE, --expect NAMES, the robots earlier commands saw) that is NOT FOUND.
+    The list is shown once the robots expected are found (or --timeout passes), or else once
+    no new robot has come for 3 s (--watch: at once, and robots come and go as they are found
+    and leave).
     """
+    roster = Roster.of(args)
+    if roster.problem:
+        return _usage_error(roster.problem)
     with CLIENTS.fleet(args.namespace or '/', args.timeout) as client:
         while args.watch:
             # A robot that stopped answering holds a refresh up to a second, not --timeout.
-            shown = client.status(timeout=min(args.timeout, 1.0))
+            shown = client.status(timeout=min(args.timeout, 1.0), roster=roster.expected)
             sys.stdout.write('\x1b[2J\x1b[H' + (format_fleet(shown) if shown else
                              f'no robot_sm suite found under {client.within} yet') + '\n')
             sys.stdout.flush()
+            roster.saw(robot.namespace for robot in shown if robot.found)
             time.sleep(1.0)
-        found = client.wait_for_robots(args.expect, timeout=args.timeout,
-                                       settle=client.settle_left())
-        if not found:
+        found = client.wait_for_robots(roster.count, timeout=args.timeout,
+                                       settle=client.settle_left(), roster=roster.expected)
+        roster.saw(found)
+        if not found and not roster.expected:
             return _no_robots(client.within, args.timeout)
-        shown = client.status(timeout=args.timeout)
+        shown = client.status(timeout=args.timeout, roster=roster.expected)
     emit(shown, format_fleet(shown))
-    if args.expect is not None and len(found) < args.expect:
-        print(f'robot-sm: expected {args.expect} robots, found {len(found)}', file=sys.stderr)
+    missing = [robot.namespace for robot in shown if not robot.found]
+    if missing:
+        print(f"robot-sm: NOT FOUND: {', '.join(missing)}", file=sys.stderr)
+    if roster.count is not None and len(found) < roster.count:
+        print(f'robot-sm: expected {roster.count} robots, found {len(found)}', file=sys.stderr)
         return EXIT_UNAVAILABLE
-    return EXIT_OK
+    return EXIT_UNAVAILABLE if missing else EXIT_OK
 
 
 def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:
@@ -154,29 +177,85 @@ def fleet_estop(args: argparse.Namespace, emit: Emit) -> int:
     Engage or release every robot's e-stop at once; show each robot's answer.
 
     Engage (on) or release (off) the e-stop of every robot found under --namespace, each as
-    soon as it is found (until --expect robots are found, or none new comes for 3 s), and show
-    each robot's acknowledgement: its mux's answer and its operation mode showing the e-stop.
-    Exits 1 naming every robot that did not confirm within --timeout (and when fewer robots
-    than --expect were found). Releasing releases the e-stop only: nothing moves until a mode
-    is selected.
+    soon as it is found (until the robots expected are found, or none new comes for 3 s), and
+    show each robot's answer: confirmed (its mux said yes and its operation mode shows it), NOT
+    CONFIRMED (found, but silent or refusing within --timeout) or NOT FOUND (expected: named in
+    --fleet FILE or --expect NAMES, or seen by an earlier command, but not found within
+    --timeout). Exits 1 if any robot is not confirmed (and when fewer robots than --expect N
+    were found). Releasing releases the e-stop only: nothing moves until a mode is selected;
+    it is refused by a robot whose control another operator holds (the STOP never is).
     """
     engaged = args.action == 'on'
+    return _fleet_command(args, emit, lambda client, **options: client.emergency_stop(
+        engaged, **options), 'engaged' if engaged else 'released')
+
+
+def fleet_pause(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Pause every robot's running activity at once; show each robot's answer.
+
+    Pause the activity of every robot found under --namespace (as fleet estop finds them): each
+    robot holds still and keeps its activity's place. Answers and exit codes as fleet estop's;
+    a robot whose control another operator holds refuses (NOT CONFIRMED, naming the holder).
+    """
+    return _fleet_command(args, emit, lambda client, **options: client.pause(**options),
+                          'paused')
+
+
+def fleet_resume(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Continue every robot's paused activity at once; show each robot's answer.
+
+    Continue the paused activity of every robot found under --namespace, where it was.
+    Answers and exit codes as fleet estop's.
+    """
+    return _fleet_command(args, emit, lambda client, **options: client.resume(**options),
+                          'continued')
+
+
+def _fleet_command(args: argparse.Namespace, emit: Emit, give: Callable[..., List[Any]],
+                   done: str) -> int:
+    from robot_sm.client import operator
+    roster = Roster.of(args)
+    if roster.problem:
+        return _usage_error(roster.problem)
+    by = operator(getattr(args, 'operator', None) or '', surface='cli')
     with CLIENTS.fleet(args.namespace or '/', args.timeout) as client:
-        acknowledgements = client.emergency_stop(engaged, timeout=args.timeout,
-                                                 expect=args.expect, settle=client.settle_left())
+        acknowledgements = give(client, timeout=args.timeout, expect=roster.count,
+                                settle=client.settle_left(), roster=roster.expected, by=by)
         if not acknowledgements:
             return _no_robots(client.within, args.timeout)
-    emit(acknowledgements, format_acknowledgements(acknowledgements, engaged))
+    roster.saw(a.namespace for a in acknowledgements if a.found)
+    emit(acknowledgements, format_acknowledgements(acknowledgements, done))
     code = EXIT_OK
-    not_confirmed = [a.namespace for a in acknowledgements if not a.confirmed]
-    if not_confirmed:
-        print(f"robot-sm: not confirmed: {', '.join(not_confirmed)}", file=sys.stderr)
-        code = EXIT_REFUSED
-    if args.expect is not None and len(acknowledgements) < args.expect:
-        print(f'robot-sm: expected {args.expect} robots, found {len(acknowledgements)}',
-              file=sys.stderr)
+    for verdict in ('NOT CONFIRMED', 'NOT FOUND'):
+        named = [a.namespace for a in acknowledgements if a.verdict == verdict]
+        if named:
+            print(f"robot-sm: {verdict.lower()}: {', '.join(named)}", file=sys.stderr)
+            code = EXIT_REFUSED
+    found = sum(a.found for a in acknowledgements)
+    if roster.count is not None and found < roster.count:
+        print(f'robot-sm: expected {roster.count} robots, found {found}', file=sys.stderr)
         code = EXIT_REFUSED
     return code
+
+
+def fleet_forget(args: argparse.Namespace, emit: Emit) -> int:
+    """
+    Forget robots that earlier commands saw: they are no longer expected.
+
+    Forget the robots NAMES (all under --namespace without any) that fleet commands saw on
+    this ROS domain: a fleet-wide stop no longer names them NOT FOUND when they are gone.
+    """
+    roster = Roster.of(args)
+    forgotten = roster.forget(args.names)
+    emit(forgotten, f"forgotten: {', '.join(forgotten)}" if forgotten else 'nothing to forget')
+    return EXIT_OK
+
+
+def _usage_error(problem: str) -> int:
+    print(f'robot-sm: {problem}', file=sys.stderr)
+    return EXIT_UNAVAILABLE
 
 
 def _no_robots(within: str, timeout: float) -> int:

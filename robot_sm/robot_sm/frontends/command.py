@@ -14,12 +14,31 @@ import sys
 from typing import List, Optional
 
 from robot_sm.frontends.daemon import client
+from robot_sm.nodes.quiet_signals import quiet_on_signals, stop_requested
+
+#: Options whose value is a file: the daemon runs in another folder, so they go to it absolute.
+FILE_OPTIONS = ('--fleet',)
+
+
+def with_absolute_files(words: List[str]) -> List[str]:
+    """Return ``words`` with the file of every :data:`FILE_OPTIONS` option made absolute."""
+    absolute: List[str] = []
+    file_next = False
+    for word in words:
+        name, equals, value = word.partition('=')
+        if file_next:
+            word = os.path.abspath(word)
+        elif equals and name in FILE_OPTIONS:
+            word = f'{name}={os.path.abspath(value)}'
+        file_next = word in FILE_OPTIONS
+        absolute.append(word)
+    return absolute
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the robot-sm command line ``argv`` (default: this process's); return its exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
-    done = client.ask_daemon(words)
+    done = client.ask_daemon(with_absolute_files(words))
     if isinstance(done, int):
         return done
     from robot_sm.frontends import cli
@@ -27,12 +46,17 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def entry_point() -> None:
-    """Console script entry point."""
+    """Console script entry point; SIGINT and SIGTERM end a command quietly, exit code 0."""
+    quiet_on_signals(interrupt=True)
     try:
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:
         end_as_the_pipe_did()
+    except BaseException:  # noqa: B902 - what a stop signal cut short (an import, a wait)
+        if not stop_requested():
+            raise
+        code = 0
     sys.exit(code)
 
 

@@ -41,8 +41,8 @@ MUX_PARAMETERS = (
           'pressing a button takes over control.'),
     Param('joystick_axis_threshold', 0.05, 'How far from rest a joystick axis must move to '
           'count as operator activity.', minimum=0.0, exclusive_minimum=True),
-    duration('heartbeat_timeout', 0.5, 'Heartbeat silence that engages the emergency stop.',
-             0.01, 10.0),
+    duration('heartbeat_timeout', 0.5, 'Silence of the operator heartbeat (once first heard) '
+             'that engages the emergency stop.', 0.01, 10.0),
     duration('supervisor_timeout', 1.0, 'Silence of the supervisor heartbeat '
              f'({SUPERVISOR_HEARTBEAT}, once heard) after which AUTONOMOUS falls to '
              'STOPPED and is refused until it is heard again.', 0.05, 10.0),
@@ -76,6 +76,8 @@ class MuxConfig(Settings):
     joystick_axis_threshold: float = _default('joystick_axis_threshold')
     #: None: no heartbeat watchdog (the node sets it only with a ``heartbeat_topic``).
     heartbeat_timeout: Optional[float] = None
+    #: The operator heartbeat's topic, named when modes are refused before it is first heard.
+    heartbeat_topic: str = ''
     supervisor_timeout: float = _default('supervisor_timeout')
     supervised: bool = _default('supervised')
     max_linear_velocity: float = _default('max_linear_velocity')

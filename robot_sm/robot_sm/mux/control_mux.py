@@ -22,12 +22,15 @@ arrived, and answers what the base must be told. Rules:
   input restarts the idle timer; zero commands do not. ``teleoperation_idle_timer`` after the
   last one the mode falls back to STOPPED, or with ``teleop_timeout_mode: previous`` to the mode
   before the takeover. Selecting TELEOPERATION by request starts the same timer.
-- E-stop: engaged by request, or when the operator heartbeat is silent for
-  ``heartbeat_timeout`` (:attr:`ControlMux.operator_present`). While engaged the output is zero,
-  inputs change nothing and mode changes are refused; no lock and no mode request releases it.
-  Only an explicit release does (refused while the heartbeat is silent), and the mode is then
-  STOPPED: a mode must be selected and a fresh command sent. A teleoperation stream that ran
-  through it neither takes over nor drives until it goes to zero or pauses for its timeout.
+- Operator heartbeat (:mod:`robot_sm.mux.operator_heartbeat`): armed at the first beat heard.
+  Before it, every mode selection is refused and the mode stays STOPPED; from it on, silence for
+  ``heartbeat_timeout`` engages the e-stop (:attr:`ControlMux.operator_present`).
+- E-stop: engaged by request, or by the silence of the operator heartbeat. While engaged the
+  output is zero, inputs change nothing and mode changes are refused; no lock and no mode
+  request releases it. Only an explicit release does (refused while the heartbeat is silent),
+  and the mode is then STOPPED: a mode must be selected and a fresh command sent. A
+  teleoperation stream that ran through it neither takes over nor drives until it goes to zero
+  or pauses for its timeout.
 - Supervisor: once heard, its silence for ``supervisor_timeout`` switches AUTONOMOUS to STOPPED,
   and AUTONOMOUS is refused (also as the fallback of teleoperation) until it is heard again.
   TELEOPERATION stays available: an operator must be able to drive a robot whose supervisor died.
@@ -44,21 +47,18 @@ publishing before the next :meth:`ControlMux.tick`.
 import math
 from typing import Dict, Optional, Sequence
 
-from robot_sm.mux.config import all_inputs, MuxConfig, SUPERVISOR_HEARTBEAT
+from robot_sm.mux import refusals
+from robot_sm.mux.config import all_inputs, MuxConfig
 from robot_sm.mux.diagnosis import mux_status
 from robot_sm.mux.idle_fallback import IdleFallback
 from robot_sm.mux.input_statistics import InputStatistics
 from robot_sm.mux.inputs import HEARTBEAT, JOYSTICK, NO_INPUT, SUPERVISOR
 from robot_sm.mux.joystick import JoystickActivity
+from robot_sm.mux.operator_heartbeat import OperatorHeartbeat
 from robot_sm.mux.selection import Command, InputState, Selection
 from robot_sm.mux.status import Answer, Mode, MuxState, MuxStatus
 from robot_sm.mux.velocity import Velocity, ZERO
 from robot_sm.mux.watchdog import Watchdog
-
-#: The service that releases the e-stop, named in refusals.
-RELEASE_SERVICE = 'robot_sm/emergency_stop'
-
-_MODE_NAMES = ', '.join(f'{mode.value} ({mode.name})' for mode in Mode)
 
 
 class ControlMux:
@@ -69,8 +69,8 @@ class ControlMux:
         Start in STOPPED, waiting for an operator to select a mode.
 
         A non-empty ``emergency_stop_reason`` starts with the e-stop engaged for that reason (a
-        latch that survived a restart). The heartbeat watchdog starts at ``now``; the
-        supervisor's arms at its first heartbeat.
+        latch that survived a restart). The operator's and the supervisor's heartbeat
+        watchdogs arm at their first heartbeat.
         """
         self.config = config
         self.mode = Mode.STOPPED
@@ -95,8 +95,10 @@ class ControlMux:
         #: The input that drove at the last event or tick; None: nothing drives.
         self._selected: Optional[InputState] = None
         self._joystick = JoystickActivity(config.joystick_axis_threshold)
-        self._heartbeat = (None if config.heartbeat_timeout is None
-                           else Watchdog(config.heartbeat_timeout, armed_at=now))
+        #: The operator heartbeat's watchdog; None without one.
+        self.operator_heartbeat = (None if config.heartbeat_timeout is None else
+                                   OperatorHeartbeat(config.heartbeat_timeout,
+                                                     config.heartbeat_topic))
         self.supervisor = Watchdog(config.supervisor_timeout)  # armed: heard since the start
         #: Statistics of every input: velocity inputs, locks, joystick, heartbeats.
         self.inputs: Dict[str, InputStatistics] = self.selection.statistics()
@@ -189,8 +191,8 @@ class ControlMux:
         """Take a heartbeat; ``engage`` true also engages the e-stop."""
         self.inputs[HEARTBEAT].record(now)
         changed = self._run_timers(now)
-        if self._heartbeat is not None:
-            self._heartbeat.beat(now)
+        if self.operator_heartbeat is not None:
+            self.operator_heartbeat.beat(now)
             self.operator_present = True
         if engage and not self.emergency_stop:
             self._engage('heartbeat message asked for it')
@@ -225,11 +227,9 @@ class ControlMux:
         self._run_timers(now)
         if not self.emergency_stop:
             return Answer(True, 'emergency stop was not engaged; nothing changed')
-        heartbeat = self._heartbeat
-        if heartbeat is not None and heartbeat.silent(now):
-            return Answer(False, f'heartbeat silent for {heartbeat.silence(now):.2f} s '
-                                 f'(timeout {heartbeat.timeout:g} s): the emergency stop stays '
-                                 'engaged')
+        silent = self.operator_heartbeat and self.operator_heartbeat.silent_for(now)
+        if silent:
+            return Answer(False, silent + ': the emergency stop stays engaged')
         self.emergency_stop = False
         self.emergency_stop_reason = ''
         self._enter(Mode.STOPPED, 'emergency stop released')
@@ -241,18 +241,19 @@ class ControlMux:
         """
         Select a mode; refused while the e-stop is engaged or for an unknown value.
 
-        AUTONOMOUS is refused while the supervisor is lost. The first mode selected after the
-        start lets inputs take over from then on.
+        Every mode is refused until the operator heartbeat (if watched) is first heard, and
+        AUTONOMOUS while the supervisor is lost. The first mode selected after the start lets
+        inputs take over from then on.
         """
         self._run_timers(now)
         if mode not in Mode._value2member_map_:
-            return Answer(False, _unknown_mode(mode) + '; nothing changed')
+            return Answer(False, refusals.unknown_mode(mode) + '; nothing changed')
         if self.emergency_stop:
-            return Answer(False, 'emergency stop is engaged: mode changes are refused until it '
-                                 f'is released with {RELEASE_SERVICE}')
+            return Answer(False, refusals.ENGAGED)
         new = Mode(mode)
-        if new is Mode.AUTONOMOUS and self.supervisor_lost:
-            return Answer(False, self.supervisor_refusal(now))
+        refusal = self._refusal(new, now)
+        if refusal:
+            return Answer(False, refusal)
         self._operator_selects(new)
         if new is self.mode:
             return Answer(True, f'mode is already {new.name}; nothing changed')
@@ -280,20 +281,20 @@ class ControlMux:
             if emergency_stop and valid and mode == self.mode:
                 return Answer(True, 'emergency stop already engaged; nothing changed')
             if valid and not emergency_stop:
-                return Answer(False, 'emergency stop is engaged: a mode request does not '
-                                     f'release it; release it with {RELEASE_SERVICE} (data: '
-                                     'false), then select a mode')
+                return Answer(False, refusals.NOT_A_RELEASE)
             return self.set_mode(mode, now)  # refused: an unknown mode, or another mode
         if not emergency_stop:
             return self.set_mode(mode, now)
         self._engage('set_operation_mode request')
         if not valid:
-            return Answer(False, _unknown_mode(mode) + '; the emergency stop was engaged anyway '
-                                                       'and the mode is unchanged')
+            return Answer(False, refusals.unknown_mode(mode) + '; the emergency stop was engaged '
+                                                               'anyway and the mode is unchanged')
         new = Mode(mode)
-        if new is Mode.AUTONOMOUS and self.supervisor_lost:
-            return Answer(False, 'emergency stop engaged; ' + self.supervisor_refusal(now))
-        self._operator_selects(new)
+        refusal = self._refusal(new, now)
+        if refusal and new is not self.mode:
+            return Answer(False, 'emergency stop engaged; ' + refusal)
+        if not refusal:  # engaging in the mode it is in selects nothing
+            self._operator_selects(new)
         if new is not self.mode:
             self._enter(new, 'set_operation_mode request with emergency stop')
         return Answer(True, f'emergency stop engaged; mode {self.mode.name}')
@@ -355,12 +356,15 @@ class ControlMux:
 
     def supervisor_refusal(self, now: float) -> str:
         """Say why AUTONOMOUS is refused while the supervisor is silent."""
-        silence = self.supervisor.silence(now)
-        how = ('has not been heard since the mux started (is the state interface running?)'
-               if silence is None else f'has been silent for {silence:.2f} s '
-               f'(supervisor_timeout {self.supervisor.timeout:g} s)')
-        return (f'the supervisor ({SUPERVISOR_HEARTBEAT}) {how}: AUTONOMOUS is refused until it '
-                'is heard again; TELEOPERATION and STOPPED can be selected')
+        return refusals.supervisor_silent(self.supervisor, now)
+
+    def _refusal(self, new: Mode, now: float) -> str:
+        """Return why selecting ``new`` is refused now, the e-stop aside; '' if it is not."""
+        if self.operator_heartbeat is not None and not self.operator_heartbeat.heard:
+            return self.operator_heartbeat.not_heard()
+        if new is Mode.AUTONOMOUS and self.supervisor_lost:
+            return self.supervisor_refusal(now)
+        return ''
 
     def _enter(self, mode: Mode, reason: str) -> None:
         self._idle.entering(self.mode, mode)
@@ -376,7 +380,7 @@ class ControlMux:
 
     def _run_timers(self, now: float) -> bool:
         changed = False
-        heartbeat = self._heartbeat
+        heartbeat = self.operator_heartbeat
         if heartbeat is not None and heartbeat.silent(now):
             self.operator_present = False
             if not self.emergency_stop:
@@ -394,7 +398,3 @@ class ControlMux:
             self._enter(fallback, f'teleoperation idle for {self._idle.idle:g} s')
             changed = True
         return changed
-
-
-def _unknown_mode(mode: int) -> str:
-    return f'unknown mode {mode}: operation_mode.mode must be one of {_MODE_NAMES}'

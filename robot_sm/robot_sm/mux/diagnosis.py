@@ -30,7 +30,10 @@ def mux_status(mux: 'ControlMux', now: float) -> MuxStatus:
         level, summary = Level.ERROR, f'emergency stop engaged: {mux.emergency_stop_reason}'
     elif mux.mode is Mode.STOPPED:
         level, summary = Level.OK, 'STOPPED: output is zero'
-        if not mux.operator_selected:
+        heartbeat = mux.operator_heartbeat
+        if heartbeat is not None and not heartbeat.heard:
+            summary += '; ' + heartbeat.not_heard()
+        elif not mux.operator_selected:
             summary += ('; no input takes over until an operator selects a mode '
                         '(robot_sm/set_operation_mode)')
     elif selected is None:

@@ -1,10 +1,10 @@
 """
 A watchdog on a periodic signal: alive while it keeps arriving, silent once it stops.
 
-The mux watches two signals with it. The operator heartbeat (``heartbeat_topic``) is armed from
-the start: one that never comes up counts as silent too. The supervisor's heartbeat (the state
-interface's ``robot_sm/supervisor_heartbeat``) arms when it is first heard, so a mux running
-without a supervisor works as before.
+The mux watches two signals with it, and both arm when they are first heard: the operator
+heartbeat (``heartbeat_topic``, :mod:`robot_sm.mux.operator_heartbeat`: before it modes are
+refused) and the supervisor's heartbeat (the state interface's
+``robot_sm/supervisor_heartbeat``: a mux running without a supervisor works as before).
 """
 
 from typing import Optional

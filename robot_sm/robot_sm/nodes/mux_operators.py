@@ -46,7 +46,7 @@ class MuxOperators:
         self.control = ControlView(self)  # type: ignore[arg-type]
         self.create_subscription(OperatorTwist, OPERATOR_CMD_VEL, self._on_operator_twist,
                                  qos.COMMAND_IN)
-        self._records = self.create_publisher(AuditEntry, MUX_AUDIT, qos.RECORDS)
+        self._records = self.create_publisher(AuditEntry, MUX_AUDIT, qos.KEPT_RECORDS)
         self._warned_at = -WARN_PERIOD
 
     def raw_refusal(self) -> str:

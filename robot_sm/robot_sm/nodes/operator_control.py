@@ -10,9 +10,10 @@ appends every audited entry to the audit file before the gateway answers and pub
 and serves the log back (``robot_sm/get_audit``).
 """
 
+import collections
 import json
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Deque, Dict, List, Optional
 
 from builtin_interfaces.msg import Time
 from rclpy.node import Node
@@ -22,7 +23,7 @@ from robot_sm.gateway.control import ControlLease, Decision, IDLE_TIMEOUT
 from robot_sm.gateway.request import OperatorId
 from robot_sm.nodes.command_messages import operator_message, operator_of
 from robot_sm.parameters import duration, Param
-from robot_sm.qos import RECORDS, SERVICES, STATE
+from robot_sm.qos import KEPT_RECORDS, RECORDS, SERVICES, STATE
 from robot_sm.storage import default_file
 from robot_sm_msgs.msg import AuditEntry, ControlState
 from robot_sm_msgs.srv import GetAudit
@@ -33,6 +34,8 @@ KINDS = {'command': AuditEntry.KIND_COMMAND, 'control': AuditEntry.KIND_CONTROL,
 KIND_NAMES = {value: name for name, value in KINDS.items()}
 #: Seconds between two looks for a holder gone stale.
 STALE_CHECK_PERIOD = 0.5
+#: The audit lines kept in mind to know the mux's replayed records (the mux replays 100).
+KNOWN_MUX_RECORDS = 1000
 
 
 def parameters(namespace: str = '/') -> List[Param]:
@@ -97,7 +100,13 @@ class OperatorControl:
                                 values['audit_files'])
         self._control_pub = node.create_publisher(ControlState, CONTROL, STATE)
         self._audit_pub = node.create_publisher(AuditEntry, AUDIT, RECORDS)
-        node.create_subscription(AuditEntry, MUX_AUDIT, self._on_mux_record, RECORDS)
+        # The mux's last records are replayed to a state interface that (re)starts: those it
+        # wrote before are known by their line in the file's tail.
+        self._written_lines: Deque[str] = collections.deque(maxlen=KNOWN_MUX_RECORDS)
+        if self.log is not None:
+            self._written_lines.extend(
+                r.line() for r in latest_records(self.log.paths(), limit=KNOWN_MUX_RECORDS))
+        node.create_subscription(AuditEntry, MUX_AUDIT, self._on_mux_record, KEPT_RECORDS)
         node.create_service(GetAudit, GET_AUDIT, self._on_get_audit, qos_profile=SERVICES)
         self._stale = False
         node.create_timer(STALE_CHECK_PERIOD, self._check_stale)
@@ -200,7 +209,12 @@ class OperatorControl:
         self._audit_pub.publish(entry_of(record))
 
     def _on_mux_record(self, entry: AuditEntry) -> None:
-        self._write(record_of(entry))
+        record = record_of(entry)
+        line = record.line()
+        if line in self._written_lines:
+            return  # replayed by the mux's kept history: written before this node restarted
+        self._written_lines.append(line)
+        self._write(record)
 
     def _on_get_audit(self, request: GetAudit.Request, response: GetAudit.Response) -> Any:
         if self.log is None:

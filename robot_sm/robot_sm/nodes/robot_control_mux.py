@@ -13,8 +13,10 @@ when the input that drives sends or the output drops to zero, ``robot_sm/operati
 (transient_local) when it changes and at a low keep-alive rate, ``robot_sm/selected_input``
 (transient_local) when another input drives, ``robot_sm/emergency_stop_cause`` (transient_local:
 the e-stop's reason, '' when released) on every engage and release, ``/diagnostics`` at 1 Hz,
-and, with a heartbeat topic, ``robot_sm/operator_present`` (transient_local): true on every
-heartbeat, false when it falls silent, so that the operator sees the robot hears it.
+and, with a heartbeat topic, ``robot_sm/operator_present`` (transient_local): false until the
+first heartbeat, true on every heartbeat, false when it falls silent, so that the operator sees
+the robot hears it. The heartbeat's watchdog arms at the first beat: until then modes are refused
+and the mux stays STOPPED.
 
 The e-stop latch is kept in ``emergency_stop_file``: written on every engage and release by a
 background thread (stopping never waits for the disk), read at start.
@@ -79,7 +81,8 @@ def parameters(namespace: str = '/') -> List[Param]:
         rate('update_frequency', 20.0, 'Rate at which cmd_vel is published and the timeouts '
              'are checked.', 1.0, 1000.0),
         *MUX_PARAMETERS,
-        Param('heartbeat_topic', '', 'std_msgs/Bool topic that must keep arriving, else the '
+        Param('heartbeat_topic', '', 'std_msgs/Bool topic of the operator heartbeat: until it '
+              'is first heard modes are refused; then it must keep arriving, else the '
               'emergency stop engages (data true also engages it); empty: no watchdog.'),
         Param('emergency_stop_file', default_file(namespace, 'emergency_stop.yaml'),
               'File the emergency stop latch is kept in (written on every engage and release, '
@@ -201,8 +204,11 @@ class RobotControlMux(MuxOperators, Node):
             self.get_logger().error(
                 f'started with the EMERGENCY STOP ENGAGED ({self._mux.emergency_stop_reason}): '
                 'release it with robot_sm/emergency_stop, then select a mode')
-        self.get_logger().info('no input takes over until an operator selects a mode '
-                               '(robot_sm/set_operation_mode)')
+        if self._mux.operator_heartbeat is not None:
+            self.get_logger().info(self._mux.operator_heartbeat.not_heard())
+        else:
+            self.get_logger().info('no input takes over until an operator selects a mode '
+                                   '(robot_sm/set_operation_mode)')
 
     def _write_latch(self) -> None:
         """Hand the e-stop's state to the latch writer; never waits for the disk."""
@@ -379,7 +385,9 @@ class RobotControlMux(MuxOperators, Node):
         if mux.operator_present is not self._operator_present:
             self._operator_present = mux.operator_present
             if mux.operator_present:
-                self.get_logger().info('operator heartbeat heard')
+                self.get_logger().info(
+                    'operator heartbeat heard: its silence for more than '
+                    f'{mux.config.heartbeat_timeout:g} s engages the emergency stop')
             elif self._presence_pub is not None:
                 self._presence_pub.publish(Bool(data=False))
                 self.get_logger().error('operator heartbeat silent: the operator is not present')

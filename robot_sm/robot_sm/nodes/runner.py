@@ -1,8 +1,6 @@
 """Start, spin and stop a node of the suite the same way for every executable."""
 
-import signal
 import sys
-import threading
 import time
 from typing import Any, Callable, List, Optional
 
@@ -14,8 +12,16 @@ from rclpy.executors import (
     SingleThreadedExecutor,
 )
 from rclpy.node import Node
+from rclpy.signals import install_signal_handlers, SignalHandlerOptions
 from rclpy.task import Future
 
+from robot_sm.nodes.quiet_signals import (
+    begin,
+    ignore_signals,
+    quiet_on_signals,
+    rclpy_handles_signals,
+    stop_requested,
+)
 from robot_sm.parameters import ConfigurationError
 
 
@@ -33,32 +39,34 @@ def run_node(
     node with a job that finishes (a replay) ends its process.
 
     A :class:`~robot_sm.parameters.ConfigurationError` raised while the node is built (a parameter
-    it cannot run with) is printed as one line and gives exit code 2. Ctrl-C and an external
-    shutdown end the node quietly with exit code 0: see :func:`_quiet_on_sigint`.
+    it cannot run with) is printed as one line and gives exit code 2. Ctrl-C, SIGTERM and an
+    external shutdown end the node quietly with exit code 0, at any moment: see
+    :mod:`robot_sm.nodes.quiet_signals`.
 
     Nodes run on a single-threaded executor unless ``threads`` asks for more; write callbacks that
     never block (asynchronous service calls with futures) rather than reaching for threads: rclpy's
     MultiThreadedExecutor can spin at full CPU on a small machine.
     """
-    _quiet_on_sigint()
-    try:
-        rclpy.init(args=args)
-    except KeyboardInterrupt:
-        rclpy.try_shutdown()
+    quiet_on_signals()
+    begin()
+    if stop_requested():
+        ignore_signals()
         return 0
-    _RCLPY_HANDLES_SIGINT.set()
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     context = rclpy.get_default_context()
+    # Made before rclpy's handlers can shut the context down: made on a context already shut
+    # down, an executor fails half-made (and its __del__ prints a traceback).
+    executor: Executor = (SingleThreadedExecutor() if threads <= 1
+                          else MultiThreadedExecutor(num_threads=threads))
+    install_signal_handlers(SignalHandlerOptions.ALL)
+    rclpy_handles_signals()
+    if stop_requested():  # before rclpy's handler was there: nothing shut the context down
+        rclpy.try_shutdown()
     node: Optional[Node] = None
     try:
-        # Made before the node: made after a Ctrl-C during the node's start, it fails half-made.
-        executor: Executor = (SingleThreadedExecutor() if threads <= 1
-                              else MultiThreadedExecutor(num_threads=threads))
         node = factory()
         executor.add_node(node)
-        if until is None:
-            executor.spin()
-        else:
-            executor.spin_until_future_complete(until(node))
+        _spin_until_shutdown(executor, context, None if until is None else until(node))
     except ConfigurationError as error:
         if not context.ok():
             return 0  # Ctrl-C while it was built: declaring a parameter met the shutdown
@@ -75,28 +83,27 @@ def run_node(
     return 0
 
 
-def _quiet_on_sigint() -> None:
+#: Longest wait of the executor before it looks whether the context was shut down.
+SHUTDOWN_CHECK_PERIOD = 0.2
+
+
+def _spin_until_shutdown(executor: Executor, context: Any, future: Optional[Future]) -> None:
     """
-    Let Ctrl-C shut the node down through rclpy alone, however often it comes.
+    Spin until the context is shut down (or ``future`` is done), looking at least every 0.2 s.
 
-    rclpy's signal handler shuts the context down (the executor then ends) and calls the handler
-    it found, Python's, which raises KeyboardInterrupt wherever the main thread is: in a callback,
-    or in the middle of the cleanup after the first Ctrl-C (``ros2 launch`` forwards a second
-    SIGINT after the terminal's). A handler that does nothing leaves the ending to rclpy. SIGINT
-    ignored (a background process of a non-interactive shell) stays ignored.
+    rclpy's signal handling thread first wakes the executors, then shuts the contexts down: an
+    executor that was woken before the shutdown, and waits again, is woken by nothing more (the
+    shutdown from that thread calls no ``on_shutdown`` callback). A node without a timer of its
+    own (the service provider) then waited for ever, and a second SIGINT or a SIGTERM did
+    nothing either. Waiting at most :data:`SHUTDOWN_CHECK_PERIOD` ends it within that time.
     """
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _leave_it_to_rclpy)
-
-
-#: Set once rclpy's signal handler is installed; before that a Ctrl-C interrupts as usual.
-_RCLPY_HANDLES_SIGINT = threading.Event()
-
-
-def _leave_it_to_rclpy(signum: int, frame: Any) -> None:
-    """Do nothing: rclpy's own handler, which calls this one, has shut the context down."""
-    if not _RCLPY_HANDLES_SIGINT.is_set():
-        raise KeyboardInterrupt
+    # A signal also ends it by itself (its handler is called by rclpy's, or alone when rclpy's
+    # was not there yet): rclpy's thread was seen not to shut the context down (2 of 450 starts).
+    while context.ok() and not stop_requested() and (future is None or not future.done()):
+        if future is None:
+            executor.spin_once(timeout_sec=SHUTDOWN_CHECK_PERIOD)
+        else:
+            executor.spin_once_until_future_complete(future, timeout_sec=SHUTDOWN_CHECK_PERIOD)
 
 
 def _clean_up(node: Optional[Node], context: Any) -> None:
@@ -109,9 +116,7 @@ def _clean_up(node: Optional[Node], context: Any) -> None:
             raise
     finally:
         rclpy.try_shutdown()
-        # From here on, ignored: Python resets a handler of its own to the default action when
-        # the interpreter ends, and a late SIGINT would then end the process with -2.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        ignore_signals()
 
 
 def seconds_clock(node: Node) -> Callable[[], float]:

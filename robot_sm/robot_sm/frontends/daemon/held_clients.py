@@ -9,17 +9,21 @@ a :class:`~robot_sm.client.fleet.FleetClient` is asked for the robots in the gra
 command needs it, and forgets one that has left. A command gets a view of the kept client with
 its own ``--timeout`` (:meth:`~robot_sm.client.SuiteClient.with_timeout`); closing it closes
 nothing. :class:`HeldClients` takes the place of
-:class:`robot_sm.frontends.cli_verbs.FreshClients`.
+:class:`robot_sm.frontends.cli_verbs.FreshClients`. Every robot a followed fleet shows is kept as
+seen (:class:`~robot_sm.client.roster.SeenRobots`, in the daemon's folder): later commands expect
+it, after a restart of the daemon too.
 """
 
 import contextlib
 import threading
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional
 
 import rclpy
 from rclpy.context import Context
 from rclpy.signals import SignalHandlerOptions
 from robot_sm.client import FleetClient, SuiteClient
+from robot_sm.client.roster import SeenRobots
+from robot_sm.frontends.daemon.protocol import DaemonUnusable, socket_directory
 
 #: Seconds between two looks at the graph for robots that joined or left a followed fleet.
 FOLLOW_PERIOD = 0.25
@@ -42,6 +46,12 @@ class HeldClients:
         self._fleet_users: Dict[str, int] = {}
         self._lock = threading.Lock()
         self._closed = threading.Event()
+        #: The robots seen, kept in the daemon's folder (robot_sm.client.roster).
+        self._seen: Optional[SeenRobots] = None
+        try:
+            self._seen = SeenRobots(socket_directory())
+        except DaemonUnusable:
+            pass
         self._follower = threading.Thread(target=self._follow_fleets, daemon=True)
         self._follower.start()
 
@@ -87,14 +97,17 @@ class HeldClients:
 
     def _follow_fleets(self) -> None:
         while not self._closed.wait(FOLLOW_PERIOD):
+            found: List[str] = []
             with self._lock:  # a command takes a fleet only between two looks
                 for key, client in self._fleets.items():
                     if self._fleet_users[key] or self._closed.is_set():
                         continue
                     try:
-                        client.robots()
+                        found += client.robots()
                     except Exception:  # noqa: B902 - the context is shutting down
                         pass
+            if found and self._seen is not None:
+                self._seen.add(found)  # expected by later commands, after a restart too
 
     def close(self) -> None:
         """Close every client and the context."""

@@ -31,10 +31,11 @@ from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
-from robot_sm.client import SuiteClient, SuiteUnavailable
+from robot_sm.client import held_because, SuiteClient, SuiteUnavailable
 from robot_sm.client.incidents import incident_folder
 from robot_sm.contract import CONTROL, CYCLE, EMERGENCY_STOP_CAUSE, MUX_COMMAND, STATE
 from robot_sm.frontends.presence import OperatorPresence
+from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.web import views
 from robot_sm.frontends.web.arm_watch import ArmWatch
 from robot_sm.frontends.web.cycle_diagram import CycleDocumentError, layout
@@ -53,6 +54,8 @@ NEWEST = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
 IDLE_PERIOD = 1.0
 #: Seconds between two drawings of the map.
 MAP_INTERVAL = 1.0
+#: Seconds the poller is given to end once the client is closed under it.
+CLOSE_TIMEOUT = 1.0
 Sink = Callable[[str, Any], None]
 
 
@@ -73,7 +76,7 @@ class RobotBridge:
         self._period = 1.0 / pose_rate
         self._lock = threading.Lock()
         self._latest: Dict[str, Any] = {'state': None, 'mode': None, 'input': None,
-                                        'interrupt': None, 'reverse': None}
+                                        'heard': None, 'interrupt': None, 'reverse': None}
         #: The name of the operator holding control of the robot, None when nobody does.
         self.control_holder: Optional[str] = None
         self._map: Optional[OccupancyGrid] = None
@@ -129,11 +132,12 @@ class RobotBridge:
         if key == 'state':
             self._sink('state', latest['state'])
             self.events.state(value)
-        elif key in ('mode', 'input'):
+        elif key in ('mode', 'input', 'heard'):
+            mode = latest['mode'] or {'mode': None, 'emergency_stop': None}
             if key == 'mode':
                 self.events.emergency_stop(value['emergency_stop'])
-            self._sink('mode', {**(latest['mode'] or {'mode': None, 'emergency_stop': None}),
-                                'input': latest['input']})
+            held = held_because(mode['mode'], mode['emergency_stop'], latest['heard'])
+            self._sink('mode', {**mode, 'input': latest['input'], 'held': held})
         else:
             self._sink('settings', {'interrupt': latest['interrupt'],
                                     'reverse': latest['reverse']})
@@ -191,6 +195,13 @@ class RobotBridge:
 
     def _poll(self) -> None:
         """Ask for the pose, look at the presence, fetch the routines, until closed."""
+        try:
+            self._poll_until_closed()
+        except Exception:  # noqa: B902 - what the client raises once it is closed under us
+            if not self._closed.is_set():
+                raise
+
+    def _poll_until_closed(self) -> None:
         pose: Any = None
         presence: Any = None
         routines_due = 0.0
@@ -205,6 +216,10 @@ class RobotBridge:
             if shown != presence:
                 presence = shown
                 self._sink('presence', shown)
+                # The robot does not hear its operator (before the first heartbeat: it stays
+                # STOPPED and refuses modes; after it the e-stop says why).
+                self._remember('heard', False if report.presence is Presence.NOT_HEARD
+                               else None)
             if routines_due <= now:
                 routines_due = now + self._fetch_routines()
             answer = self._pose()  # rounded to the millimetre: smaller moves are not sent
@@ -231,9 +246,15 @@ class RobotBridge:
         return 30.0
 
     def close(self) -> None:
-        """Stop following and beating; the client's calls still waiting end at once."""
+        """
+        Stop following and beating, at once.
+
+        The poller may be waiting for an answer (up to the client's timeout, for a suite that
+        is gone): the client is closed first, which ends its calls still waiting, and the poller
+        then ends within a few milliseconds; what it meets of the closed client is not an error.
+        """
         self._closed.set()
-        self._poller.join(timeout=self.client.timeout + 1.0)
-        self._map_worker.shutdown(wait=True, cancel_futures=True)
+        self._map_worker.shutdown(wait=False, cancel_futures=True)
         self.presence.close()
         self.client.close()
+        self._poller.join(timeout=CLOSE_TIMEOUT)

@@ -21,6 +21,8 @@ from typing import Any, Dict, List, Optional, Set
 
 from rclpy.context import Context
 from robot_sm.client import FleetClient, Result, SuiteUnavailable
+from robot_sm.client.roster import SeenRobots
+from robot_sm.frontends.daemon.protocol import DaemonUnusable, socket_directory
 from robot_sm.frontends.web.actions import CONTROL_STALE_AFTER, perform
 from robot_sm.frontends.web.bridge import RobotBridge
 from robot_sm.frontends.web.events import Event, EventLog
@@ -91,6 +93,8 @@ class Console:
         self.timeout = timeout
         self.channels: Dict[str, Channel] = {}
         self.fleet: List[Dict[str, Any]] = []
+        #: The robots expected (a fleet file): the selector shows those not found.
+        self.expected: List[str] = []
         self._stop_lane = ThreadPoolExecutor(max_workers=1, thread_name_prefix='web_stop')
         self._call_lane = ThreadPoolExecutor(max_workers=1, thread_name_prefix='web_call')
         self._opening: Dict[str, 'asyncio.Future[Channel]'] = {}
@@ -156,7 +160,8 @@ class Console:
 
     def known(self, namespace: str) -> Optional[str]:
         """Return ``namespace`` if a robot is known there (shown, or found on the domain)."""
-        found = {robot['namespace'] for robot in self.fleet} | set(self.channels)
+        found = {robot['namespace'] for robot in self.fleet if robot['found']} | set(
+            self.channels)
         return namespace if namespace in found else None
 
     def put_fleet(self, robots: List[Dict[str, Any]]) -> None:
@@ -200,11 +205,21 @@ class Console:
 
 
 class FleetWatch:
-    """Every suite on the domain, looked at every :data:`FLEET_PERIOD` s on a thread of its own."""
+    """
+    Every suite on the domain, looked at every :data:`FLEET_PERIOD` s on a thread of its own.
+
+    The robots expected (the console's fleet file, and those robot-sm fleet commands saw in this
+    ROS environment: :mod:`robot_sm.client.roster`) are listed too, ``found`` false while they
+    are not on the domain.
+    """
 
     def __init__(self, context: Context, console: Console) -> None:
         self._console = console
         self._fleet = FleetClient(timeout=1.5, context=context)
+        try:
+            self._seen: Optional[SeenRobots] = SeenRobots(socket_directory())
+        except DaemonUnusable:
+            self._seen = None
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._watch, name='web_fleet', daemon=True)
         self._thread.start()
@@ -212,9 +227,14 @@ class FleetWatch:
     def _watch(self) -> None:
         while not self._closed.is_set():
             try:
+                expected = set(self._console.expected)
+                if self._seen is not None:
+                    expected |= set(self._seen.load())
                 robots = [{'namespace': robot.namespace, 'state': robot.state,
-                           'mode': robot.mode, 'emergency_stop': robot.emergency_stop}
-                          for robot in self._fleet.status(timeout=1.5)]
+                           'mode': robot.mode, 'emergency_stop': robot.emergency_stop,
+                           'found': robot.found}
+                          for robot in self._fleet.status(timeout=1.5,
+                                                          roster=sorted(expected))]
             except Exception as error:  # noqa: B902 - the watch goes on; the view says nothing
                 LOG.debug('fleet view failed: %s', error)
                 robots = []
@@ -224,7 +244,7 @@ class FleetWatch:
             self._closed.wait(FLEET_PERIOD)
 
     def close(self) -> None:
-        """Stop watching."""
+        """Stop watching: the fleet view waiting for robots ends at once."""
         self._closed.set()
-        self._thread.join(timeout=5.0)
         self._fleet.close()
+        self._thread.join(timeout=1.0)

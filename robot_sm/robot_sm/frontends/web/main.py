@@ -15,10 +15,12 @@ import signal
 import socket
 import ssl
 import sys
-from typing import List, Optional, Tuple
+import threading
+from typing import Any, List, Optional, Tuple
 
 import rclpy
 from rclpy.context import Context
+from rclpy.signals import SignalHandlerOptions
 from robot_sm.frontends.web.gate import Gate
 from robot_sm.frontends.web.server import WebServer
 from robot_sm.frontends.web.tokens import (
@@ -69,6 +71,17 @@ def access_tokens(args: argparse.Namespace) -> Tuple[AccessTokens, Optional[str]
         raise WebOptionError(str(error)) from None
 
 
+def expected_robots(args: argparse.Namespace) -> List[str]:
+    """Return the robots the ``--fleet`` file names (the selector shows those not found)."""
+    from robot_sm.client.roster import load_fleet_file, RosterError
+    if getattr(args, 'fleet', None) is None:
+        return []
+    try:
+        return load_fleet_file(args.fleet)
+    except RosterError as error:
+        raise WebOptionError(str(error)) from None
+
+
 def is_loopback(host: str) -> bool:
     """Return whether ``host`` is a loopback address (or localhost)."""
     if host == 'localhost':
@@ -102,20 +115,53 @@ def announce(server: WebServer, args: argparse.Namespace, operator_token: Option
     return lines
 
 
-async def serve(server: WebServer) -> None:
-    """Start ``server``; serve until SIGINT or SIGTERM; stop it."""
-    stopped = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stopped.set)
+class StopRequest:
+    """
+    SIGINT or SIGTERM, taken from the console's first line: remembered, and waking the loop.
+
+    Nothing is interrupted by a signal: the start goes on to its end (a few tenths of a second
+    once the modules are imported) and the console then stops in order, so that no thread meets
+    a context shut down under it.
+    """
+
+    def __init__(self) -> None:
+        """Take both signals now."""
+        self._requested = threading.Event()
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._event: Optional[asyncio.Event] = None
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self._requested.set()
+        loop, event = self._loop, self._event
+        if loop is not None and event is not None:
+            loop.call_soon_threadsafe(event.set)
+
+    def is_set(self) -> bool:
+        """Return whether a stop was asked for."""
+        return self._requested.is_set()
+
+    async def wait(self) -> None:
+        """Wait on the running loop until a stop is asked for (at once if it was)."""
+        self._event = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        if self._requested.is_set():
+            return
+        await self._event.wait()
+
+
+async def serve(server: WebServer, stop: StopRequest) -> None:
+    """Serve until a stop is asked for; then stop ``server``."""
     try:
-        await stopped.wait()
+        await stop.wait()
     finally:
         await server.stop()
 
 
 def run_web(args: argparse.Namespace) -> int:
     """Serve the console with the options of ``robot-sm web``; return the exit code."""
+    stop = StopRequest()
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s: %(message)s',
                         stream=sys.stderr)
     try:
@@ -125,14 +171,17 @@ def run_web(args: argparse.Namespace) -> int:
             raise WebOptionError(f'--session-idle {args.session_idle:g}: must be positive')
         tokens, operator, read_only = access_tokens(args)
         context_tls = tls_context(args.certfile, args.keyfile)
+        expected = expected_robots(args)
     except WebOptionError as error:
         print(f'robot-sm web: {error}', file=sys.stderr)
         return 2
     context = Context()
-    rclpy.init(context=context)
+    # rclpy's handlers would shut the context down under the console's threads at a signal.
+    rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
     gate = Gate(tokens, context_tls is not None, session_idle=args.session_idle)
     server = WebServer(context, args.namespace, gate, args.host, args.port, context_tls,
                        incidents=getattr(args, 'incidents_dir', None))
+    server.console.expected = expected
     loop = asyncio.new_event_loop()
     try:
         try:
@@ -142,8 +191,9 @@ def run_web(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             loop.run_until_complete(server.stop())
             return 2
-        print('\n'.join(announce(server, args, operator, read_only)), flush=True)
-        loop.run_until_complete(serve(server))
+        if not stop.is_set():
+            print('\n'.join(announce(server, args, operator, read_only)), flush=True)
+        loop.run_until_complete(serve(server, stop))
         return 0
     finally:
         loop.close()

@@ -145,6 +145,7 @@ function showMode(value) {
   robot.emergencyStop = value.emergency_stop;
   show('mode', value.mode ?? '?');
   show('input', value.input ?? '?');
+  show('held', value.held || '–');
   for (const button of document.querySelectorAll('button.mode')) {
     button.setAttribute('aria-pressed', String(button.dataset.mode === value.mode));
     button.disabled = value.emergency_stop === true;
@@ -172,7 +173,12 @@ function showFleet(robots) {
     const option = document.createElement('option');
     option.value = name;
     const estop = robot && robot.emergency_stop ? ' · E-STOP' : '';
-    option.textContent = robot ? `${name} · ${robot.state ?? '?'}${estop}` : name;
+    const missing = robot && robot.found === false;
+    // A robot expected (fleet file, seen before) but not on the domain: shown, not choosable.
+    option.textContent = missing ? `${name} · NOT FOUND`
+      : robot ? `${name} · ${robot.state ?? '?'}${estop}` : name;
+    option.disabled = missing && name !== link.namespace;
+    option.classList.toggle('missing', missing);
     option.selected = name === link.namespace;
     return option;
   });
