@@ -13,8 +13,12 @@ stream), the base (it records ``cmd_vel``) and the pages.
   drawing the map, the cycle diagram and the timeline; else five WebSocket clients that ping as
   a page does) while the robot follows waypoints, then parked.
 - Update rates a page sees while the robot drives: pose updates and maps per second.
+- Driving (``web_drive.py``): a page's drive message → the first ``cmd_vel`` with that velocity
+  and its zero → the first zero, against the same OperatorTwist from a plain rclpy publisher;
+  with Chromium, a press on a real page's joystick → the first moving ``cmd_vel`` and its
+  release → the first zero; and the console's CPU with the five pages open, one of them driving.
 
-Run: ``tools/with_ros_env.sh python bench/bench_web.py [--stops N]``.
+Run: ``tools/with_ros_env.sh python bench/bench_web.py [--stops N] [--drives N]``.
 """
 
 import argparse
@@ -37,8 +41,14 @@ from bench_safety import Base, moving, still  # noqa: E402
 from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from report import print_table, private_ros_home, save, summary  # noqa: E402
 from robot_sm import qos  # noqa: E402
-from robot_sm.client import SuiteClient  # noqa: E402
+from robot_sm.client import operator, SuiteClient  # noqa: E402
 from robot_sm.testing import NodeProcess, RosHarness, wait_until  # noqa: E402
+from web_drive import (  # noqa: E402
+    hold_joystick,
+    measure_drive,
+    measure_joystick,
+    PAGE_OPERATOR,
+)
 
 NAMESPACE = f'/bench_web_{os.getpid()}'
 TOKEN = 'bench-web-operator-token-0123456789abcdef'
@@ -92,6 +102,11 @@ class Page:
     def send(self, action: str, call_id: int) -> None:
         """Send a call now (from any thread)."""
         message = json.dumps({'type': 'call', 'id': call_id, 'action': action, 'args': {}})
+        self.loop.call_soon_threadsafe(asyncio.ensure_future, self._ws.send_str(message))
+
+    def drive(self, linear: float, angular: float) -> None:
+        """Send the velocity of the page's joystick now (from any thread)."""
+        message = json.dumps({'type': 'drive', 'seq': 0, 'linear': linear, 'angular': angular})
         self.loop.call_soon_threadsafe(asyncio.ensure_future, self._ws.send_str(message))
 
     def close(self) -> None:
@@ -186,7 +201,12 @@ def drive_round(client: SuiteClient) -> None:
         assert client.add_waypoint(x, y).success
     client.wait_for_state('Idle', timeout=30.0)  # out of Emergency Stop after the last release
     assert client.set_mode('autonomy').success
+    # Just after the last release the state machine may still be handling its interrupt.
     started = client.start_waypoint_following('roundtrip')
+    deadline = time.monotonic() + 10.0
+    while not started.success and time.monotonic() < deadline:
+        time.sleep(0.2)
+        started = client.start_waypoint_following('roundtrip')
     assert started.success, started.message
 
 
@@ -201,7 +221,9 @@ def measure_rates(page: Page, seconds: float = 15.0) -> Dict[str, float]:
 def run(options: argparse.Namespace, folder: pathlib.Path) -> Dict[str, Any]:
     ros = RosHarness(namespace='/bench_web_probe')
     started = start(folder)
-    client = SuiteClient(namespace=NAMESPACE, timeout=10.0, context=ros.context)
+    # The bench's calls are those of its pages' operator (the token's pages: web@127.0.0.1).
+    client = SuiteClient(namespace=NAMESPACE, timeout=10.0, context=ros.context,
+                         by=operator(PAGE_OPERATOR, surface='web', address='127.0.0.1'))
     pages: List[Any] = []
     try:
         client.wait_for_state(lambda state: state not in ('', 'Boot'), timeout=60.0)
@@ -218,9 +240,19 @@ def run(options: argparse.Namespace, folder: pathlib.Path) -> Dict[str, Any]:
         assert client.stop_waypoint_following().success
         client.wait_for_state('Idle', timeout=30.0)
         parked = cpu_share(web_pid)
-        return {'stops': stops, 'cpu_idle': idle, 'cpu_5_pages': busy,
-                'cpu_5_pages_parked': parked, 'rates': rates,
-                'pages': 'chromium windows' if len(pages) == 2 else 'websocket clients'}
+        drives = measure_drive(ros, NAMESPACE, page, options.drives,
+                               lambda: client.set_mode('teleop'))
+        found = {'stops': stops, 'cpu_idle': idle, 'cpu_5_pages': busy,
+                 'cpu_5_pages_parked': parked, 'rates': rates, 'drives': drives,
+                 'pages': 'chromium windows' if len(pages) == 2 else 'websocket clients'}
+        if len(pages) == 2:  # Chromium: its newest window is in front, the one that drives
+            driver = pages[1].driver
+            assert client.set_mode('teleop').success
+            found['joystick'] = measure_joystick(ros, NAMESPACE, driver, options.presses)
+            let_go = hold_joystick(driver)
+            found['cpu_5_pages_one_driving'] = cpu_share(web_pid)
+            let_go()
+        return found
     finally:
         for opened in pages:
             opened.close()
@@ -233,6 +265,10 @@ def run(options: argparse.Namespace, folder: pathlib.Path) -> Dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--stops', type=int, default=100, help='stops of each kind')
+    parser.add_argument('--drives', type=int, default=100,
+                        help='drive messages (and zeros) of each kind')
+    parser.add_argument('--presses', type=int, default=30,
+                        help="presses (and releases) of a real page's joystick")
     options = parser.parse_args()
     private_ros_home()
     with tempfile.TemporaryDirectory(prefix='bench_web_') as folder:
@@ -244,11 +280,29 @@ def main() -> int:
         report[f'stop_zero_ms {name}'] = stats
         rows.append({'measure': f'stop through {name} → first zero on cmd_vel', **stats})
     print_table('the Software Stop (ms)', rows)
+    rows = []
+    for name, kinds in found['drives'].items():
+        for kind, samples in kinds.items():
+            stats = summary(samples, 1000.0)
+            report[f'drive_{kind}_ms {name}'] = stats
+            what = 'velocity → first cmd_vel with it' if kind == 'drive' else 'zero → first zero'
+            rows.append({'measure': f'{name}: {what}', **stats})
+    for kind, samples in found.get('joystick', {}).items():
+        stats = summary(samples, 1000.0)
+        report[f'joystick_{kind}_ms'] = stats
+        what = {'press': 'press → first moving cmd_vel', 'release': 'release → first zero',
+                'devtools call': 'the DevTools call of a release itself'}[kind]
+        rows.append({'measure': f"a real page's joystick (Chromium): {what}", **stats})
+    print_table('driving (ms)', rows)
     report.update({key: found[key] for key in ('cpu_idle', 'cpu_5_pages', 'cpu_5_pages_parked',
-                                               'rates', 'pages')})
+                                               'rates', 'pages') + (
+        ('cpu_5_pages_one_driving',) if 'cpu_5_pages_one_driving' in found else ())})
     print(f"CPU of the console's process: {found['cpu_idle']:.1%} of a core idle, "
           f"{found['cpu_5_pages']:.1%} with 5 pages open ({found['pages']}) while the robot "
           f"drives, {found['cpu_5_pages_parked']:.1%} with them open, the robot parked")
+    if 'cpu_5_pages_one_driving' in found:
+        print(f"  {found['cpu_5_pages_one_driving']:.1%} with them open, one of them driving "
+              '(its joystick held, 20 messages a second)')
     print('a page gets, per second while the robot drives: ' + ', '.join(
         f'{kind} {rate:.1f}' for kind, rate in found['rates'].items()))
     print(f"saved {save('bench_web', report)}")

@@ -76,26 +76,35 @@ def test_a_phone_shows_stop_pause_and_the_joystick_first_with_nothing_cut_off(
         robot: FieldRobot, operator: FieldOperator) -> None:
     operator.open_page(size=PHONE)
     operator.until(lambda: operator.element('cycle').get_attribute('data-current'), 'no cycle')
-    for engaged in (True, False):
-        if not engaged:
+    alice = robot.client.with_operator(who('alice', surface='cli'))
+    for case in ('engaged', 'released', 'held by another'):
+        if case == 'released':
             released(robot, operator)
             box = operator.box('estop-off')  # one line while released
             assert box['height'] <= 50 and operator.text('estop-off') == 'E-stop released'
-        else:
+        elif case == 'engaged':
             assert robot.client.set_emergency_stop(True).success
             operator.until(lambda: operator.element('estop').is_displayed(), 'no e-stop')
             operator.until(lambda: operator.text('estop-reason'), 'no cause shown')
-        for name in ('stop', 'pause', 'joystick'):
-            assert operator.reachable(name), f'{name} is not on the first screen'
-        assert operator.box('joystick')['width'] >= 150  # its place, at its final size
+        else:  # the joystick greyed, naming the holder within its circle
+            assert alice.take_control().success
+            operator.until(lambda: operator.text('joystick-note') == 'alice holds control',
+                           'the joystick does not name the holder')
+            note, pad = operator.box('joystick-note'), operator.box('joystick')
+            assert pad['top'] <= note['top'] and note['bottom'] <= pad['bottom'], (note, pad)
+        operator.script('window.scrollTo(0, 0)')  # the first screen (a tap may have scrolled)
+        for name in ('stop', 'pause', 'joystick', 'speed'):
+            assert operator.reachable(name), f'{name} is not on the first screen ({case})'
+        assert operator.box('joystick')['width'] >= 150  # under the thumb, at its full size
         cut, openable = operator.cut()
-        assert not cut, cut
+        assert not cut, (case, cut)
         for name in openable:  # cut to fit, a tap shows it whole
             operator.script(f"document.getElementById('{name}')"
                             ".scrollIntoView({block: 'center'})")
             operator.click(name)
             assert name not in operator.cut()[1], name
             operator.click(name)
+    assert alice.release_control().success
     assert operator.script('return document.documentElement.scrollWidth') <= PHONE[0]
 
 

@@ -128,6 +128,11 @@ def test_a_login_sets_a_strict_http_only_session_cookie_that_is_not_the_token(
     status, _, body, cookies = request('POST', served.url + '/login', headers=form,
                                        data='token=nope')
     assert status == 401 and 'That token is not valid' in body and COOKIE not in cookies
+    # A name that cannot name an operator is refused, and written back escaped.
+    status, _, body, cookies = request('POST', served.url + '/login', headers=form,
+                                       data=f'token={OPERATOR}&name=%3Cscript%3E')
+    assert status == 401 and COOKIE not in cookies
+    assert 'cannot name an operator' in body and '<script>' not in body
 
 
 def test_every_answer_forbids_framing_and_inline_script(served: Served, unchanged: State) -> None:

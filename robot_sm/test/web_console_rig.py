@@ -127,13 +127,18 @@ class Operator:
         self.home = self.driver.current_window_handle  # a blank tab that stays open
         self.page: Optional[str] = None
 
-    def open_page(self, token: Optional[str] = None,
-                  size: Tuple[int, int] = (1280, 800)) -> None:
-        """Open the console in a tab of ``size``, logged in with ``token`` (or the operator's)."""
+    def open_page(self, token: Optional[str] = None, size: Tuple[int, int] = (1280, 800),
+                  name: str = '') -> None:
+        """
+        Open the console in a tab of ``size``, logged in with ``token`` (or the operator's).
+
+        ``name``: the name given at the login (the page's operator is then ``name@127.0.0.1``).
+        """
         self.driver.switch_to.new_window('tab')
         self.page = self.driver.current_window_handle
         self.browser.resize(*size)
-        self.driver.get(f'{self.robot.url}/login?token={token or self.robot.operator}')
+        self.driver.get(f'{self.robot.url}/login?token={token or self.robot.operator}'
+                        + (f'&name={name}' if name else ''))
         self.until(lambda: self.text('link') == 'connected', 'the page did not connect')
 
     def close_page(self) -> None:
@@ -177,7 +182,14 @@ class Operator:
         return bool(self.driver.execute_script("return document.body.classList.contains('open')"))
 
     def screen_offset(self, x: float, y: float) -> Tuple[int, int]:
-        """Return where (x, y) of the map is on the canvas, from its centre, in CSS pixels."""
+        """
+        Return where (x, y) of the map is on the canvas, from its centre, in CSS pixels.
+
+        The map is scrolled to the top of the page first, clear of the bar, so that all of it
+        can be tapped (a click on a control further down may have scrolled the page).
+        """
+        self.driver.execute_script(
+            "document.getElementById('map').scrollIntoView({block: 'start'})")
         scale, centre_x, centre_y = map(float, self.element('map').get_attribute(
             'data-view').split(','))
         return round((x - centre_x) * scale), round(-(y - centre_y) * scale)

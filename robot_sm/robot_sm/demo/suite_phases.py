@@ -175,7 +175,8 @@ def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
     The e-stop, engaged while the robot drives on into the next round, is an incident of the
     incident recorder (written to ``incidents/`` beside the recording), whose figures are kept in
     the phase's notes. With ``pictures``, the web console's pictures are taken into that folder
-    meanwhile.
+    meanwhile, and at the end a phone's page drives the robot (turning it where the goal left
+    it), given control by the demo.
     """
     phase = Phase('waypoint round and simple goal', 'office', started=time.monotonic())
     plan = yaml.safe_load(waypoints_file.read_text())['waypoints']
@@ -184,7 +185,7 @@ def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
                  'robot_sim': {'start_x': 1.0, 'start_y': 1.0}}
     with DemoRecorder(recording.parent / 'incidents', parameter_files=files) as recorder, \
             _start_suite('office', overrides, files, recording) as suite, \
-            ConsoleScreenshots(suite, pictures, echo):
+            ConsoleScreenshots(suite, pictures, echo) as console:
         client, narrator = suite.client, Narrator(suite, phase, echo)
         narrator.tell_states()
         if not recorder.wait_ready():
@@ -232,6 +233,7 @@ def run_waypoints(files: List[pathlib.Path], echo: Callable[[str], None],
         if error > 0.2:
             raise DemoFailure(f'the simple goal ended {error:.2f} m from ({x}, {y})')
         echo(f'simple goal reached ({error * 100:.0f} cm off)')
+        console.driving(lambda: _check(client.release_control(), 'give control up'))
         phase.ended = time.monotonic()
         phase.drive(narrator.odom.messages)
         phase.grid = suite.nodes['robot_sim'].world

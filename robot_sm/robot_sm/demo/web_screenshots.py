@@ -6,7 +6,10 @@ suite from this process, and headless Chromium (Debian's, driven by selenium) op
 phone's and at a laptop's size once the robot is on its way, waits until the map, the robot, the
 waypoints and the cycle diagram are drawn, and saves ``web-console-phone.png``,
 ``web-console-laptop.png`` and, scrolled to the operating cycle and the timeline,
-``web-console-cycle.png``. Where Chromium is not installed it says so, and the demo goes on
+``web-console-cycle.png``: pages of another operator than the demo's, which holds control (their
+controls greyed with its name). Once the round is over, :meth:`ConsoleScreenshots.driving` has the
+demo give control up, and a phone's page drives the robot with its joystick (turning it in place)
+for ``web-console-driving.png``. Where Chromium is not installed it says so, and the demo goes on
 without them.
 """
 
@@ -84,9 +87,44 @@ class ConsoleScreenshots:
             except Exception as error:  # noqa: B902 - a picture must not fail the demo
                 self.echo(f'web console picture ({name}) not taken: {error}')
 
+    def driving(self, give_up: Callable[[], Any]) -> None:
+        """Photograph a phone's page as it turns the robot in place, once ``give_up`` ran."""
+        if self._server is None or self._thread is None:
+            return
+        self._thread.join(timeout=90.0)  # the pictures of the round first
+        from robot_sm.demo.browser import Browser
+        from selenium.webdriver.common.action_chains import ActionChains
+        give_up()
+        path = self.output / 'web-console-driving.png'
+        state = "return document.getElementById('joystick').dataset.state"
+        try:
+            with Browser(390, 844) as browser:
+                driver = browser.driver
+                driver.get(f'{self._server.url}/login?token={self._token}&name=phone')
+                self._wait(lambda: driver.execute_script(state) == 'ready')
+                pad = driver.find_element('id', 'joystick')
+                ActionChains(driver).move_to_element(pad).click_and_hold() \
+                    .move_by_offset(40, -12).perform()  # ahead and to the right
+                try:
+                    self._wait(lambda: driver.execute_script(state) == 'driving')
+                    time.sleep(1.5)  # the answer shown, the robot turning
+                    self.saved.append(browser.screenshot(path))
+                finally:
+                    ActionChains(driver).release().perform()
+        except Exception as error:  # noqa: B902 - a picture must not fail the demo
+            self.echo(f'web console picture (driving) not taken: {error}')
+
+    @staticmethod
+    def _wait(check: Callable[[], bool], timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not check():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f'the page was not ready in {timeout:g} s')
+            time.sleep(0.1)
+
     def finish(self) -> List[pathlib.Path]:
         """Wait for the pictures, stop the console; return the pictures saved."""
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():
             self._thread.join(timeout=90.0)
         if self._server is not None:
             self._server.close()

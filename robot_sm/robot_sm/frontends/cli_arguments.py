@@ -148,8 +148,9 @@ def web_options(parser: argparse.ArgumentParser) -> None:
                              '0.0.0.0 for the network, with --certfile and --keyfile)')
     parser.add_argument('--port', type=int, default=8080, help='port (default 8080; 0: any)')
     parser.add_argument('--token-file', type=pathlib.Path, metavar='FILE',
-                        help='read the operator token from FILE (only its owner may read it; '
-                             'default: make a random one and print its URL)')
+                        help='read the operator tokens from FILE, one a line, each optionally '
+                             'followed by a label naming its holder (only its owner may read '
+                             'it; default: make a random one and print its URL)')
     parser.add_argument('--read-only', action='store_true',
                         help='also make a read-only token (watch, no controls)')
     parser.add_argument('--read-only-token-file', type=pathlib.Path, metavar='FILE',
@@ -164,6 +165,10 @@ def web_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--fleet', type=pathlib.Path, metavar='FILE',
                         help='a fleet file naming the robots expected: the robot selector shows '
                              'those not found (see config/fleet.yaml)')
+    parser.add_argument('--incidents-dir', type=pathlib.Path, metavar='FOLDER',
+                        help="the incident recorder's folder the page lists (default: "
+                             '$ROS_HOME/robot_sm/<namespace>/incidents, where the recorder of '
+                             'the robot on this computer writes)')
 
 
 def record_options(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,8 @@ call of :class:`robot_sm.client.SuiteClient`, as for ``robot-sm`` and the rqt pa
 - :mod:`~.console`: the robots' channels and the worker lanes; :mod:`~.bridge`: the link to one
   suite; :mod:`~.actions`: what each control calls; :mod:`~.views`, :mod:`~.map_image`: the
   suite's messages as the page gets them;
+- :mod:`~.drive`, :mod:`~.drive_link`: driving from a page (the joystick's velocities within the
+  robot's limits, the zeros); :mod:`~.incident_watch`: the incidents the recorder kept;
 - :mod:`~.events`, :mod:`~.event_feed`: the event timeline; :mod:`~.cycle_diagram`,
   :mod:`~.cycle_place`: the operating cycle drawn; :mod:`~.arm_view`, :mod:`~.arm_watch`: the
   arm under teleop.

@@ -13,6 +13,10 @@ from robot_sm.client import Result, SuiteClient, SuiteUnavailable
 from robot_sm.frontends.web.protocol import Call
 from robot_sm_msgs.msg import Operator
 
+#: Seconds of silence after which the control an operator page holds goes stale: the page
+#: keeps it alive every second while it is open (``Console.keep_control``).
+CONTROL_STALE_AFTER = 3.0
+
 
 def _move(client: SuiteClient, args: Dict[str, Any]) -> Result:
     yaw = args['yaw']
@@ -40,6 +44,10 @@ CALLS: Dict[str, Callable[[SuiteClient, Dict[str, Any]], Result]] = {
     'goal': lambda c, a: c.send_goal(a['x'], a['y'], a['yaw']),
     'goal_cancel': lambda c, a: c.cancel_goal(),
     'reverse': lambda c, a: c.set_reverse(a['on']),
+    'pause': lambda c, a: c.pause(),
+    'continue': lambda c, a: c.resume(),
+    'take_control': lambda c, a: c.take_control(CONTROL_STALE_AFTER),
+    'give_up_control': lambda c, a: c.release_control(),
 }
 
 

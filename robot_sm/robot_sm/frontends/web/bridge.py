@@ -2,13 +2,15 @@
 The web console's link to one robot: a :class:`~robot_sm.client.SuiteClient` and what it hears.
 
 A :class:`RobotBridge` follows the suite in one namespace on the client's node (one rclpy
-context for the whole console, shared with its fleet view): the latched state topics, the
-published cycle (drawn by :mod:`~robot_sm.frontends.web.cycle_diagram`), the map, the planned
-path, the exploration goals and the mux's diagnostics (for the e-stop's reason); it turns what
-happens into the events of the timeline (:mod:`~robot_sm.frontends.web.event_feed`), and it asks
-the service provider for the robot pose ``pose_rate`` times a second on a thread of its own
-(once a second while no page shows the robot), and looks for an arm under teleop there
-(:mod:`~robot_sm.frontends.web.arm_watch`). Everything it learns goes to
+context for the whole console, shared with its fleet view): the latched state topics, control,
+the published cycle (drawn by :mod:`~robot_sm.frontends.web.cycle_diagram`), the map, the
+planned path, the exploration goals and the e-stop's cause (``robot_sm/emergency_stop_cause``);
+it turns what happens into the events of the timeline (:mod:`~robot_sm.frontends.web.event_feed`),
+and it asks the service provider for the robot pose ``pose_rate`` times a second on a thread of
+its own (once a second while no page shows the robot), looks for an arm under teleop there
+(:mod:`~robot_sm.frontends.web.arm_watch`), reads the incidents the recorder kept
+(:mod:`~robot_sm.frontends.web.incident_watch`) and the mux's speed limits, and publishes the
+driving pages' velocities (:mod:`~robot_sm.frontends.web.drive_link`). Everything it learns goes to
 ``sink(kind, value)`` as the page is sent it (:mod:`~robot_sm.frontends.web.views`); ``sink``
 must be safe to call from any thread. The map is
 drawn (:mod:`~robot_sm.frontends.web.map_image`) on a worker thread, at most once a second, so
@@ -19,24 +21,27 @@ operator's calls. The bridge beats the operator heartbeat when an operator page 
 
 from concurrent.futures import ThreadPoolExecutor
 import json
+import pathlib
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseArray
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.context import Context
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_sm import qos
 from robot_sm.client import held_because, SuiteClient, SuiteUnavailable
-from robot_sm.contract import CONTROL, CYCLE, MUX_COMMAND, STATE
+from robot_sm.client.incidents import incident_folder
+from robot_sm.contract import CONTROL, CYCLE, EMERGENCY_STOP_CAUSE, MUX_COMMAND, STATE
 from robot_sm.frontends.presence import OperatorPresence
 from robot_sm.frontends.presence_monitor import Presence
 from robot_sm.frontends.web import views
 from robot_sm.frontends.web.arm_watch import ArmWatch
 from robot_sm.frontends.web.cycle_diagram import CycleDocumentError, layout
+from robot_sm.frontends.web.drive_link import DriveLink
 from robot_sm.frontends.web.event_feed import EventFeed
+from robot_sm.frontends.web.incident_watch import IncidentWatch
 from robot_sm.frontends.web.map_image import map_picture
 from robot_sm_msgs.msg import ControlState, OperationMode, StateInfo, WaypointArray
 from robot_sm_msgs.srv import Command
@@ -58,8 +63,12 @@ class RobotBridge:
     """The suite in ``namespace``, followed for the pages and operated through its client."""
 
     def __init__(self, context: Context, namespace: str, sink: Sink, pose_rate: float = 10.0,
-                 timeout: float = 5.0) -> None:
-        """Follow the suite in ``namespace`` from a client in ``context``; report to ``sink``."""
+                 timeout: float = 5.0, incidents: Optional[pathlib.Path] = None) -> None:
+        """
+        Follow the suite in ``namespace`` from a client in ``context``; report to ``sink``.
+
+        ``incidents``: the recorder's folder (None: where the robot's recorder writes here).
+        """
         self.namespace = '/' + namespace.strip('/')
         self.client = SuiteClient(namespace=self.namespace, timeout=timeout, context=context)
         self.presence = OperatorPresence(self.client.node, rate=None)
@@ -68,8 +77,6 @@ class RobotBridge:
         self._lock = threading.Lock()
         self._latest: Dict[str, Any] = {'state': None, 'mode': None, 'input': None,
                                         'heard': None, 'interrupt': None, 'reverse': None}
-        self._mux = self.namespace.rstrip('/') + '/robot_control_mux'
-        self._reason: Optional[str] = None
         #: The name of the operator holding control of the robot, None when nobody does.
         self.control_holder: Optional[str] = None
         self._map: Optional[OccupancyGrid] = None
@@ -84,6 +91,8 @@ class RobotBridge:
         self.events = EventFeed(self.client.node, self.namespace,
                                 lambda found: self._sink('event', found))
         self.arm = ArmWatch(self.client.node, self.namespace, self._sink)
+        self.incidents = IncidentWatch(incidents or incident_folder(self.namespace), self._sink)
+        self.drive = DriveLink(self.client.node, self.namespace, self._sink)
         self._subscribe()
         # Made now, so that the first stop does not wait for its client to be discovered.
         self.client._client(Command, MUX_COMMAND)
@@ -109,7 +118,7 @@ class RobotBridge:
              lambda m: self._sink('goals', views.goals_view(m))),
             (OccupancyGrid, 'map', qos.STATE, self._on_map),
             (String, CYCLE, qos.STATE, self._on_cycle),
-            (DiagnosticArray, '/diagnostics', 10, self._on_diagnostics),
+            (String, EMERGENCY_STOP_CAUSE, qos.STATE, self._on_cause),
         ]
         for msg_type, topic, profile, callback in topics:
             node.create_subscription(msg_type, topic, callback, profile)
@@ -142,14 +151,10 @@ class RobotBridge:
         view = views.waypoints_view(msg)
         self._sink('waypoints', view)
 
-    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
-        reason = views.estop_reason(msg, self._mux)
-        if reason is None:
-            return
-        self.events.reason(reason)
-        if reason != self._reason:
-            self._reason = reason
-            self._sink('estop_reason', {'reason': reason})
+    def _on_cause(self, msg: String) -> None:
+        self.events.reason(msg.data)
+        if msg.data:
+            self._sink('estop_reason', {'reason': msg.data})
 
     def _on_cycle(self, msg: String) -> None:
         try:
@@ -204,6 +209,8 @@ class RobotBridge:
             now = time.monotonic()
             self.events.poll()
             self.arm.poll(now)
+            self.incidents.poll(now)
+            self.drive.poll(now)
             report = self.presence.report()
             shown = {'presence': report.presence.value, 'text': report.text}
             if shown != presence:

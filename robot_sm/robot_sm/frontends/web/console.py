@@ -15,6 +15,7 @@ behind another call; every other control on one lane, in the order the pages sen
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 import logging
+import pathlib
 import threading
 from typing import Any, Dict, List, Optional, Set
 
@@ -22,7 +23,7 @@ from rclpy.context import Context
 from robot_sm.client import FleetClient, Result, SuiteUnavailable
 from robot_sm.client.roster import SeenRobots
 from robot_sm.frontends.daemon.protocol import DaemonUnusable, socket_directory
-from robot_sm.frontends.web.actions import perform
+from robot_sm.frontends.web.actions import CONTROL_STALE_AFTER, perform
 from robot_sm.frontends.web.bridge import RobotBridge
 from robot_sm.frontends.web.events import Event, EventLog
 from robot_sm.frontends.web.heartbeat import PageHeartbeats
@@ -34,9 +35,8 @@ LOG = logging.getLogger('robot_sm.web')
 FLEET_PERIOD = 2.0
 #: The kind of a channel's versions that counts its events (sent as ``events`` messages).
 EVENTS = 'events'
-#: Seconds of silence after which the control an operator page holds goes stale: the page
-#: keeps it alive every :data:`KEEP_CONTROL_PERIOD` seconds while it is open.
-CONTROL_STALE_AFTER = 3.0
+#: Seconds between two keep-alives of the control an operator page holds (it goes stale
+#: :data:`~robot_sm.frontends.web.actions.CONTROL_STALE_AFTER` seconds after the last).
 KEEP_CONTROL_PERIOD = 1.0
 
 
@@ -79,9 +79,15 @@ class Console:
     loop: asyncio.AbstractEventLoop
 
     def __init__(self, context: Context, namespace: str, pose_rate: float = 10.0,
-                 timeout: float = 5.0) -> None:
-        """Serve the robot in ``namespace`` first; ROS in ``context``."""
+                 timeout: float = 5.0, incidents: Optional[pathlib.Path] = None) -> None:
+        """
+        Serve the robot in ``namespace`` first; ROS in ``context``.
+
+        ``incidents``: the incident recorder's folder of that robot (None: where it writes on
+        this computer; the other robots' always are).
+        """
         self.context = context
+        self.incidents = incidents
         self.default = '/' + namespace.strip('/')
         self.pose_rate = pose_rate
         self.timeout = timeout
@@ -126,9 +132,10 @@ class Console:
                 self.loop.call_soon_threadsafe(channel.put, kind, value)
 
         try:
+            folder = self.incidents if namespace == self.default else None
             channel.bridge = await self.loop.run_in_executor(
                 None, lambda: RobotBridge(self.context, namespace, sink, self.pose_rate,
-                                          self.timeout))
+                                          self.timeout, folder))
         except BaseException as error:
             pending.set_exception(error)
             pending.exception()  # told to whoever waits; nobody else needs to read it

@@ -11,7 +11,7 @@ the cycle diagram). They come from:
 - the suite's warnings and errors (``/rosout`` of its nodes in the namespace; :func:`log_event`);
 - the typed state (``robot_sm/state``): transitions, how activities ended, pauses
   (:class:`StateEvents`);
-- the mux: e-stop engagements with their cause (its diagnostics' reason) and releases
+- the mux: e-stop engagements with their cause (``robot_sm/emergency_stop_cause``) and releases
   (:class:`EstopEvents`).
 
 :class:`EventLog` numbers them and keeps the newest :data:`CAPACITY` for the pages that open
@@ -174,12 +174,12 @@ class StateEvents:
 
 class EstopEvents:
     """
-    E-stop engagements with their cause, and releases, from the mux's mode and diagnostics.
+    E-stop engagements with their cause, and releases, from the mux's mode and cause.
 
-    The mux reports its mode at once and the reason in its diagnostics (once a second): an
-    engagement waits for a reason that comes after it, ``wait`` seconds at most (then its
-    cause is told as not reported). The first mode seen may be an e-stop engaged before the
-    console started: then a reason that came before it is its cause too.
+    The mux publishes the cause (``robot_sm/emergency_stop_cause``, '' while released) and then
+    its mode, on two topics: they may come in either order. An engagement takes a cause that
+    came just before it, or waits for one that comes after it, ``wait`` seconds at most (then
+    its cause is told as not reported).
     """
 
     def __init__(self, wait: float = 2.5) -> None:
@@ -194,7 +194,7 @@ class EstopEvents:
         found: List[Event] = []
         if engaged and before is not True:
             self._pending = now
-            if before is None and self._reason:
+            if self._reason:
                 found.append(self._engagement(self._reason, now))
         elif not engaged and before is True:
             found += self.due(float('inf'))
@@ -204,8 +204,9 @@ class EstopEvents:
         return found
 
     def reason(self, reason: str, now: float) -> List[Event]:
-        """Take a reason the mux's diagnostics gave ('' while released)."""
+        """Take the cause the mux gave ('' while released)."""
         if not reason:
+            self._reason = ''
             return []
         self._reason = reason
         if self._pending is None:
@@ -220,5 +221,5 @@ class EstopEvents:
 
     def _engagement(self, reason: str, time: float) -> Event:
         self._pending = None
-        cause = reason or 'the mux reported no cause'
-        return event('estop', 'warn', time, f'e-stop engaged: {cause}', cause=reason)
+        cause = reason or 'engaged; the mux reported no cause'
+        return event('estop', 'warn', time, f'e-stop: {cause}', cause=reason)

@@ -13,6 +13,7 @@ answer carries a Content Security Policy without inline script, and forbids fram
 """
 
 import asyncio
+import html
 import logging
 import re
 import time
@@ -21,10 +22,13 @@ from typing import Awaitable, Callable, Optional
 from aiohttp import web
 from robot_sm.frontends.web.tokens import (
     AccessTokens,
+    checked_name,
     DEFAULT_SESSION_IDLE,
     FailedAttempts,
+    Grant,
     Role,
     Sessions,
+    TokenError,
 )
 
 LOG = logging.getLogger('robot_sm.web')
@@ -33,6 +37,9 @@ COOKIE = 'robot_sm_session'
 ROLE = web.RequestKey('role', Role)
 #: Where a request admitted by its login session carries the session's id.
 SESSION = web.RequestKey('session', str)
+#: Where a request admitted carries its operator's name: the token's label, else the name given
+#: at the login ('' for none).
+NAME = web.RequestKey('name', str)
 #: Seconds each token check waits while too many fail from anywhere.
 SLOW_CHECK = 1.0
 #: Paths open without a credential: the login itself.
@@ -85,19 +92,20 @@ class Gate:
         """Return whether token checks from the request's address are refused now."""
         return self.failures.blocked(request.remote or '?', time.monotonic())
 
-    async def check_token(self, request: web.Request, token: str, where: str) -> Optional[Role]:
+    async def check_token(self, request: web.Request, token: str,
+                          where: str) -> Optional[Grant]:
         """
-        Return the role ``token`` grants; count a wrong one (None).
+        Return what ``token`` grants; count a wrong one (None).
 
         While too many checks fail from anywhere, each one waits :attr:`slow_check` seconds
         first: guessing gets slower for everyone, and nobody is refused for it.
         """
         if self.failures.slowed(time.monotonic()):
             await asyncio.sleep(self.slow_check)
-        role = self.tokens.role_of(token)
-        if role is None:
+        grant = self.tokens.grant_of(token)
+        if grant is None:
             self.refused(request, f'wrong token{where}')
-        return role
+        return grant
 
     def session_of(self, request: web.Request) -> Optional[Role]:
         """Return the role of the request's login session, or None (logged, never counted)."""
@@ -120,17 +128,28 @@ class Gate:
         if session_id is not None:
             self.sessions.closed(session_id, time.monotonic())
 
-    async def login(self, request: web.Request, token: str) -> web.Response:
-        """Check a token given to the login; set the session cookie and go to the page."""
+    async def login(self, request: web.Request, token: str, name: str = '') -> web.Response:
+        """
+        Check a token given to the login; set the session cookie and go to the page.
+
+        The session's operator is the token's label, else ``name`` (given at the login).
+        """
         if self.blocked(request):
             return too_many()
-        role = await self.check_token(request, token, ' at login')
-        if role is None:
+        try:
+            name = checked_name(name.strip())
+        except TokenError as error:
+            return login_page(request, f'That name cannot be used: {error}')
+        grant = await self.check_token(request, token, ' at login')
+        if grant is None:
             return login_page(request, 'That token is not valid.')
-        LOG.info('login of %s as %s', request.remote, role.value)
+        name = grant.label or name
+        LOG.info('login of %s as %s%s', request.remote, grant.role.value,
+                 f' ({name})' if name else '')
         response = web.Response(status=303, headers={'Location': '/'})
-        response.set_cookie(COOKIE, self.sessions.start(role, time.monotonic()), httponly=True,
-                            samesite='Strict', secure=self.tls, path='/')
+        session_id = self.sessions.start(grant.role, time.monotonic(), name)
+        response.set_cookie(COOKIE, session_id, httponly=True, samesite='Strict',
+                            secure=self.tls, path='/')
         return response
 
     def logout(self, request: web.Request) -> web.Response:
@@ -178,15 +197,17 @@ class Gate:
         role = self.session_of(request)
         if role is not None:
             request[SESSION] = request.cookies[COOKIE]
+            request[NAME] = self.sessions.name_of(request[SESSION])
         else:
             authorization = request.headers.get('Authorization', '')
             if not authorization.startswith('Bearer '):
                 return login_page(request, '')
             if self.blocked(request):
                 return too_many()
-            role = await self.check_token(request, authorization[len('Bearer '):].strip(), '')
-            if role is None:
+            grant = await self.check_token(request, authorization[len('Bearer '):].strip(), '')
+            if grant is None:
                 return login_page(request, '')
+            role, request[NAME] = grant.role, grant.label
         if request.method != 'GET' or request.headers.get('Upgrade', '').lower() == 'websocket':
             if not same_origin(request):
                 LOG.warning('refused %s %s from %s: from another site (Origin %r)',
@@ -209,13 +230,16 @@ def login_page(request: web.Request, problem: str) -> web.Response:
     if request.path.startswith(('/ws', '/api/', '/static/')):
         return web.Response(status=401, text='401: log in first (open the URL robot-sm web '
                                              'printed)\n')
-    note = f'<p class="problem">{problem}</p>' if problem else ''
+    note = f'<p class="problem">{html.escape(problem)}</p>' if problem else ''
     body = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<link rel="icon" href="data:,"><title>robot_sm: log in</title></head><body>'
             '<h1>robot_sm web console</h1>'
             f'{note}<p>Open the address <code>robot-sm web</code> printed, or paste its token:</p>'
             '<form method="post" action="/login"><input name="token" type="password" '
-            'autocomplete="off" aria-label="token" required> <button>Log in</button></form>'
-            '</body></html>')
+            'autocomplete="off" aria-label="token" required> <input name="name" '
+            'autocomplete="nickname" aria-label="your name" placeholder="your name (optional)" '
+            'maxlength="32"> <button>Log in</button></form>'
+            '<p>With a shared token, your name tells your commands from those of others at the '
+            'same address.</p></body></html>')
     return web.Response(status=401, text=body, content_type='text/html')

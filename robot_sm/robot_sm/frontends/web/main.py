@@ -28,6 +28,7 @@ from robot_sm.frontends.web.tokens import (
     new_token,
     read_token_file,
     TokenError,
+    Tokens,
 )
 
 DEFAULT_PORT = 8080
@@ -58,8 +59,9 @@ def access_tokens(args: argparse.Namespace) -> Tuple[AccessTokens, Optional[str]
     """Return the tokens the options ask for, and the operator and read-only ones made now."""
     try:
         made = None if args.token_file else new_token()
-        operator = made or read_token_file(args.token_file)
-        read_only, made_read_only = None, None
+        operator: Tokens = made or read_token_file(args.token_file)
+        read_only: Optional[Tokens] = None
+        made_read_only = None
         if args.read_only_token_file:
             read_only = read_token_file(args.read_only_token_file)
         elif args.read_only:
@@ -177,7 +179,8 @@ def run_web(args: argparse.Namespace) -> int:
     # rclpy's handlers would shut the context down under the console's threads at a signal.
     rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
     gate = Gate(tokens, context_tls is not None, session_idle=args.session_idle)
-    server = WebServer(context, args.namespace, gate, args.host, args.port, context_tls)
+    server = WebServer(context, args.namespace, gate, args.host, args.port, context_tls,
+                       incidents=getattr(args, 'incidents_dir', None))
     server.console.expected = expected
     loop = asyncio.new_event_loop()
     try:

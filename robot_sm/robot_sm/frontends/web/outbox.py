@@ -28,6 +28,9 @@ INTERVALS: Dict[str, float] = {
     'cycle': 0.0,            # the operating cycle, drawn
     'events': 0.2,           # the timeline: every event, in batches
     'arm': 0.2,              # the arm under teleop: state, clutch, joints, tracking error
+    'control': 0.0,          # who holds control of the robot
+    'drive_limits': 0.0,     # the speeds a page may drive at (the mux's limits)
+    'incidents': 1.0,        # the incidents the recorder kept
 }
 
 

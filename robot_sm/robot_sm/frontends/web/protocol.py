@@ -8,6 +8,9 @@ A page sends JSON objects, one per text message:
 - ``{"type": "call", "id": N, "action": NAME, "args": {...}}``: one control (:data:`ACTIONS`),
   answered ``{"type": "result", "id": N, "action": NAME, "success": ..., "message": ...}`` with
   the suite's own answer.
+- ``{"type": "drive", "seq": N, "linear": V, "angular": W}``: the velocity the page's joystick
+  asks for now (m/s forward, rad/s to the left), 20 times a second while it drives and a zero
+  when it stops (:mod:`~robot_sm.frontends.web.drive`); not answered.
 
 Anything else (not JSON, not an object, an unknown type or action, a missing, unknown or
 ill-typed argument, a number that is not finite) raises :class:`ProtocolError`, which the server
@@ -21,6 +24,7 @@ import math
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from robot_sm.contract import FOLLOWING_MODES, MODES
+from robot_sm.frontends.web.drive import MAX_DRIVE
 
 #: The longest text argument (a routine name, a namespace).
 MAX_TEXT = 128
@@ -44,6 +48,15 @@ class Ping:
 
 
 @dataclass(frozen=True)
+class Drive:
+    """The velocity the page's joystick asks for: m/s forward, rad/s to the left."""
+
+    seq: int
+    linear: float
+    angular: float
+
+
+@dataclass(frozen=True)
 class Call:
     """One control: ``action`` with checked ``args``."""
 
@@ -52,7 +65,7 @@ class Call:
     args: Dict[str, Any] = field(default_factory=dict)
 
 
-Message = Union[Ping, Call]
+Message = Union[Ping, Drive, Call]
 #: Checks one argument's value; returns it (normalised) or raises ValueError saying why.
 Check = Callable[[Any], Any]
 
@@ -120,6 +133,10 @@ ACTIONS: Dict[str, Dict[str, Tuple[Check, Any]]] = {
     'goal': {'x': (number, ...), 'y': (number, ...), 'yaw': (number, 0.0)},
     'goal_cancel': {},
     'reverse': {'on': (flag, ...)},
+    'pause': {},
+    'continue': {},
+    'take_control': {},
+    'give_up_control': {},
     'select_robot': {'namespace': (text, ...)},
 }
 #: What a read-only page may ask: to look at another robot.
@@ -168,8 +185,10 @@ def parse(message: str) -> Message:
         if not _whole(seq):
             raise ProtocolError('a ping needs a whole number seq')
         return Ping(seq)
+    if kind == 'drive':
+        return _drive(document)
     if kind != 'call':
-        raise ProtocolError(f'unknown message type {kind!r:.40} (use ping or call)')
+        raise ProtocolError(f'unknown message type {kind!r:.40} (use ping, drive or call)')
     call_id = document.get('id')
     if not _whole(call_id):
         raise ProtocolError('a call needs a whole number id')
@@ -179,6 +198,26 @@ def parse(message: str) -> Message:
         raise ProtocolError(f"unknown action {action!r:.40} (use one of {', '.join(ACTIONS)})",
                             call_id)
     return Call(call_id, action, checked_args(action, document.get('args', {}), call_id))
+
+
+def _drive(document: Dict[str, Any]) -> Drive:
+    seq = document.get('seq', 0)
+    if not _whole(seq):
+        raise ProtocolError('a drive needs a whole number seq')
+    unknown = sorted(set(document) - {'type', 'seq', 'linear', 'angular'})
+    if unknown:
+        raise ProtocolError(f'drive: unknown field {unknown[0]!r:.40} (takes seq, linear, '
+                            'angular)')
+    speeds = []
+    for name in ('linear', 'angular'):
+        try:
+            value = number(document.get(name))
+        except ValueError as error:
+            raise ProtocolError(f'drive: {name} {error}') from None
+        if abs(value) > MAX_DRIVE:
+            raise ProtocolError(f'drive: {name} must be within -{MAX_DRIVE:g}..{MAX_DRIVE:g}')
+        speeds.append(value)
+    return Drive(seq, speeds[0], speeds[1])
 
 
 def _whole(value: Any) -> bool:

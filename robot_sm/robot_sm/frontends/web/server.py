@@ -5,8 +5,9 @@ Routes (every one but ``/login`` behind :class:`~robot_sm.frontends.web.gate.Gat
 
 - ``GET /``: the page; ``GET /static/...``: its style and script modules, served from memory
   (read from the package at start: no path ever reaches the file system);
-- ``GET /login?token=T`` or ``POST /login`` (form field ``token``): sets the session cookie and
-  goes to ``/``; ``POST /logout``: ends the session (its pages are closed) and goes to the login;
+- ``GET /login?token=T[&name=N]`` or ``POST /login`` (form fields ``token``, ``name``): sets
+  the session cookie (the session's operator: the token's label, else the name) and goes to
+  ``/``; ``POST /logout``: ends the session (its pages are closed) and goes to the login;
 - ``GET /ws[?robot=NS]``: the page's WebSocket (:mod:`~robot_sm.frontends.web.session`);
 - ``POST /api/stop``: the Software Stop for a page whose WebSocket is not (yet) open, body
   ``{"namespace": NS}`` (operator only);
@@ -27,11 +28,10 @@ from typing import Any, Dict, Optional, Tuple
 
 from aiohttp import web
 from rclpy.context import Context
-from robot_sm.client import operator
 from robot_sm.frontends.web.console import Console
-from robot_sm.frontends.web.gate import Gate, login_page, ROLE, SESSION
+from robot_sm.frontends.web.gate import Gate, login_page, NAME, ROLE, SESSION
 from robot_sm.frontends.web.protocol import Call, ProtocolError, text
-from robot_sm.frontends.web.session import PageSession
+from robot_sm.frontends.web.session import page_operator, PageSession
 from robot_sm.frontends.web.tokens import Role
 
 LOG = logging.getLogger('robot_sm.web')
@@ -72,8 +72,15 @@ class WebServer:
     """The console's server on the event loop it is started on."""
 
     def __init__(self, context: Context, namespace: str, gate: Gate, host: str = '127.0.0.1',
-                 port: int = 8080, ssl_context: Optional[ssl.SSLContext] = None) -> None:
-        self.console = Console(context, namespace)
+                 port: int = 8080, ssl_context: Optional[ssl.SSLContext] = None,
+                 incidents: Optional[pathlib.Path] = None) -> None:
+        """
+        Serve the console of the robot in ``namespace`` on ``host``:``port``.
+
+        ``incidents``: the incident recorder's folder of that robot (None: where its recorder
+        writes on this computer).
+        """
+        self.console = Console(context, namespace, incidents=incidents)
         self.gate = gate
         self.host = host
         self.port = port
@@ -135,12 +142,13 @@ class WebServer:
         token = request.query.get('token')
         if token is None:
             return login_page(request, '')
-        return await self.gate.login(request, token)
+        return await self.gate.login(request, token, request.query.get('name', ''))
 
     async def _login_post(self, request: web.Request) -> web.Response:
         form = await request.post()
-        token = form.get('token')
-        return await self.gate.login(request, token if isinstance(token, str) else '')
+        token, name = form.get('token'), form.get('name')
+        return await self.gate.login(request, token if isinstance(token, str) else '',
+                                     name if isinstance(name, str) else '')
 
     async def _logout(self, request: web.Request) -> web.Response:
         ended = request.get(SESSION)
@@ -170,7 +178,7 @@ class WebServer:
             asked = self._namespace(request.query.get('robot'))
             channel = await self.console.join(asked or self.console.default)
             await PageSession(ws, self.console, request[ROLE], request.remote or '?',
-                              channel).run()
+                              channel, request.get(NAME, '')).run()
         finally:
             self._pages.pop(ws, None)
             self.gate.page_closed(session_id)
@@ -193,8 +201,8 @@ class WebServer:
         channel = await self.console.join(namespace)
         try:
             address = request.remote or '?'
-            result = await self.console.perform(channel, Call(0, 'stop'), operator(
-                f'web@{address}', surface='web', address=address))
+            result = await self.console.perform(channel, Call(0, 'stop'), page_operator(
+                request.get(NAME, ''), address))
         finally:
             self.console.leave(channel)
         return web.json_response({'success': result.success, 'message': result.message,

@@ -8,23 +8,29 @@ so the heartbeat lives exactly as long as such a page does: a closed tab, a phon
 scripts stop) or a dropped link ends the pings, and with ``config/remote.yaml`` the robot's mux
 engages its e-stop ``heartbeat_timeout`` after the last one. A page silent for :data:`PAGE_SILENCE`
 seconds is closed. Controls run as tasks (on the console's lanes), so pings go on while a call
-waits for the suite. The sender sends each kind the channel holds when it changes, no faster than
-its rate limit (:mod:`~robot_sm.frontends.web.outbox`); the map goes as a ``map`` message followed
-by a binary message with its PNG, the timeline's new events as ``events`` messages (the robot's
-log's epoch and the events, numbered).
+waits for the suite. A page's ``drive`` messages are published at once on the robot's operators'
+stream as the page's operator (:mod:`~robot_sm.frontends.web.drive`); a drive that falls silent
+for ``DRIVE_SILENCE`` seconds, and a page that goes while driving, get an explicit zero. The
+sender sends each kind the channel holds when it changes, no faster than its rate limit
+(:mod:`~robot_sm.frontends.web.outbox`); the map goes as a ``map`` message followed by a binary
+message with its PNG, the timeline's new events as ``events`` messages (the robot's log's epoch
+and the events, numbered).
 """
 
 import asyncio
 import logging
+import math
 from typing import Any, Optional, Set
 
 from aiohttp import web, WSMsgType
 from robot_sm.client import operator
 from robot_sm.frontends.web.console import Channel, Console, EVENTS, KEEP_CONTROL_PERIOD
+from robot_sm.frontends.web.drive import DriveStream
 from robot_sm.frontends.web.outbox import Outbox
 from robot_sm.frontends.web.protocol import (
     Call,
     describe,
+    Drive,
     parse,
     Ping,
     ProtocolError,
@@ -32,6 +38,7 @@ from robot_sm.frontends.web.protocol import (
     reply,
 )
 from robot_sm.frontends.web.tokens import Role
+from robot_sm_msgs.msg import Operator
 
 LOG = logging.getLogger('robot_sm.web')
 #: A page that sends nothing for this long (its pings come every 0.1 s) is closed.
@@ -47,17 +54,28 @@ SEND_TIMEOUT = 5.0
 EVENTS_PER_MESSAGE = 100
 
 
+def page_operator(name: str, address: str) -> Operator:
+    """
+    Return who gives a page's commands: ``NAME@ADDRESS`` (``web@ADDRESS`` without a name).
+
+    The name is the login session's (the token's label, else the name given at the login),
+    never one the page sends: two people at one address are two operators when they log in
+    with different names or tokens.
+    """
+    return operator(f'{name or "web"}@{address}', surface='web', address=address)
+
+
 class PageSession:
     """One page's WebSocket, from the handshake to the close."""
 
     def __init__(self, ws: web.WebSocketResponse, console: Console, role: Role, address: str,
-                 channel: Channel) -> None:
+                 channel: Channel, name: str = '') -> None:
         self.ws = ws
         self.console = console
         self.role = role
         self.address = address
         #: Who gives the page's commands.
-        self.operator = operator(f'web@{address}', surface='web', address=address)
+        self.operator = page_operator(name, address)
         self.channel = channel
         self.outbox = Outbox()
         self._wake = asyncio.Event()
@@ -65,12 +83,15 @@ class PageSession:
         self._calls: Set['asyncio.Task[None]'] = set()
         self._allowance = MESSAGE_BURST
         self._counted = console.loop.time()
+        self._stream = DriveStream()
+        self._silence_check: Optional[asyncio.TimerHandle] = None
         channel.waiters.add(self._wake)
         channel.heartbeats.join(self, role is Role.OPERATOR)
 
     async def run(self) -> None:
         """Serve the page until it closes, falls silent or the server stops."""
         await self._send(reply('hello', role=self.role.value, namespace=self.channel.namespace,
+                               operator=self.operator.name,
                                ping_interval=0.1, page_silence=PAGE_SILENCE,
                                heartbeat=self.channel.heartbeats.counts(self)))
         sender = asyncio.ensure_future(self._send_updates())
@@ -78,6 +99,7 @@ class PageSession:
         try:
             await self._read()
         finally:
+            self._end_drive('its page closed')
             sender.cancel()
             keeper.cancel()
             for call in list(self._calls):
@@ -141,7 +163,57 @@ class PageSession:
                 bridge.presence.beat()
             await self._send(reply('pong', seq=message.seq))
             return
+        if isinstance(message, Drive):
+            await self._drive(message)
+            return
         await self._on_call(message)
+
+    # ---- driving ------------------------------------------------------------------------------
+
+    async def _drive(self, message: Drive) -> None:
+        """Publish the page's velocity now, as its operator; watch for its silence."""
+        if self.role is not Role.OPERATOR:
+            await self._send(reply('error', id=None, message='read-only: this page may watch, '
+                                                             'not drive'))
+            return
+        bridge = self.channel.bridge
+        if bridge is None:
+            return
+        now = self.console.loop.time()
+        linear, angular = self._stream.take(message.linear, message.angular,
+                                            bridge.drive.limits, now)
+        bridge.drive.publish(self.operator.name, linear, angular)
+        self._watch_silence(now)
+
+    def _watch_silence(self, now: float) -> None:
+        if self._silence_check is not None:
+            self._silence_check.cancel()
+            self._silence_check = None
+        wait = self._stream.due(now)
+        if math.isfinite(wait):
+            self._silence_check = self.console.loop.call_later(max(0.0, wait), self._on_silence)
+
+    def _on_silence(self) -> None:
+        self._silence_check = None
+        now = self.console.loop.time()
+        if self._stream.silent(now):
+            self._zero('its drive fell silent')
+        else:
+            self._watch_silence(now)
+
+    def _end_drive(self, why: str) -> None:
+        """Stop the page's drive: a zero if it was moving the robot."""
+        if self._silence_check is not None:
+            self._silence_check.cancel()
+            self._silence_check = None
+        if self._stream.end():
+            self._zero(why)
+
+    def _zero(self, why: str) -> None:
+        bridge = self.channel.bridge
+        if bridge is not None:
+            bridge.drive.publish(self.operator.name, 0.0, 0.0)
+        LOG.info('page of %s: zero sent to %s, %s', self.address, self.channel.namespace, why)
 
     async def _on_call(self, call: Call) -> None:
         if self.role is not Role.OPERATOR and call.action not in READ_ONLY_ACTIONS:
@@ -172,6 +244,7 @@ class PageSession:
             await self._answer(call, False, f'no robot is known in {namespace}')
             return
         if namespace != self.channel.namespace:
+            self._end_drive('its page shows another robot')
             channel = await self.console.join(namespace)
             old, self.channel = self.channel, channel
             old.waiters.discard(self._wake)

@@ -63,11 +63,17 @@ def state_view(msg: Any) -> Dict[str, Any]:
 
 
 def control_view(msg: Any) -> Dict[str, Any]:
-    """Return who holds control (robot_sm/control): holder, since (epoch seconds), stale."""
+    """
+    Return who holds control (robot_sm/control): holder, since (epoch seconds), stale.
+
+    ``taken_from`` and ``taken_at`` name whom the last take-over took control from, and when.
+    """
     held = bool(msg.held)
     return {'held': held, 'holder': str(msg.holder.name) if held else '',
             'surface': str(msg.holder.surface) if held else '',
+            'address': str(msg.holder.address) if held else '',
             'since': float(msg.since.sec) if held else 0.0, 'stale': bool(msg.stale),
+            'stale_after': round(float(msg.stale_after), 3),
             'taken_from': str(msg.taken_from.name), 'taken_at': float(msg.taken_at.sec)}
 
 
@@ -129,13 +135,3 @@ def map_meta(msg: Any, version: int, known: float) -> Dict[str, Any]:
             'resolution': float(info.resolution), 'origin_x': float(origin.position.x),
             'origin_y': float(origin.position.y), 'origin_yaw': yaw_of(origin.orientation),
             'frame': str(msg.header.frame_id), 'known': round(known, 4)}
-
-
-def estop_reason(msg: Any, hardware_id: str) -> Optional[str]:
-    """Return the e-stop reason a DiagnosticArray gives for the mux ``hardware_id``, if any."""
-    for status in msg.status:
-        if status.hardware_id == hardware_id:
-            values = {kv.key: kv.value for kv in status.values}
-            reason = values.get('emergency stop reason')
-            return None if reason is None else ('' if reason == '-' else str(reason))
-    return None

@@ -22,6 +22,8 @@ export class Link {
     this.ws = null;
     this.state = 'connecting';
     this.role = null;
+    this.operator = ''; // who this page's commands are given as (its login session says)
+    this.driveSeq = 0;
     this.namespace = sessionStorage.getItem('robot_sm.robot') || '';
     this.seq = 0;
     this.callId = 0;
@@ -211,6 +213,7 @@ export class Link {
         break;
       case 'hello':
         this.role = message.role;
+        this.operator = message.operator || '';
         this.namespace = message.namespace;
         this.emit('hello', message);
         break;
@@ -266,6 +269,17 @@ export class Link {
       this.pending.set(id, { resolve, reject, timer });
       this.ws.send(JSON.stringify({ type: 'call', id, action, args }));
     }).catch((error) => ({ success: false, message: error.message }));
+  }
+
+  // A velocity of the joystick (m/s forward, rad/s to the left); not answered. Returns whether
+  // it was sent (the socket is open).
+  drive(linear, angular) {
+    if (!this.open) {
+      return false;
+    }
+    this.driveSeq += 1;
+    this.ws.send(JSON.stringify({ type: 'drive', seq: this.driveSeq, linear, angular }));
+    return true;
   }
 
   // The Software Stop: over the socket when it is open, else (and also when the socket does

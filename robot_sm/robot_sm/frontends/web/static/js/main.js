@@ -1,44 +1,22 @@
 // The console page: what the robot says, shown as it changes, and the controls, each one call
 // of the suite whose answer (or refusal) is shown on the answer line, in the suite's words. The
-// Software Stop lives in stop.js, the connection in link.js, the map in map_view.js, the table
-// in waypoints.js, the cycle, the timeline and the arm in panels.js.
+// Software Stop lives in stop.js, the connection in link.js, what the controls share in
+// operate.js, control and Pause in control.js, driving in drive.js, the map in map_view.js, the
+// table in waypoints.js, the cycle, the timeline, the incidents and the arm in panels.js.
 import { link } from './link.js';
 import { MapView } from './map_view.js';
+import { act, operating, robot, say, show } from './operate.js';
 import { WaypointTable } from './waypoints.js';
 
 const $ = (id) => document.getElementById(id);
 const shown = { emergencyStop: null, state: '', activity: '', interrupt: null, reverse: null, known: null,
                 goals: 0, robot: null, following: null, reverse_order: null };
 
-// A line of the page that is cut to its room keeps the whole text in its tooltip.
-function show(id, text) {
-  $(id).textContent = text;
-  $(id).title = text;
-}
-
-function say(label, answer) {
-  show('answer', `${label}: ${answer.message || (answer.success ? 'done' : 'refused')}`);
-  $('answer').classList.toggle('refused', !answer.success);
-}
-
 // The answer line is cut to three lines, a status line to one, the e-stop's cause to two: a tap
 // on one shows it whole (over what follows, which does not move), another cuts it again.
 $('answer').addEventListener('click', () => $('answer').classList.toggle('whole'));
 for (const line of document.querySelectorAll('.openable')) {
   line.addEventListener('click', () => line.classList.toggle('whole'));
-}
-
-function operating() {
-  return link.role === 'operator';
-}
-
-async function act(label, action, args = {}) {
-  if (!operating()) {
-    return { success: false, message: 'read-only' };
-  }
-  const answer = await link.call(action, args);
-  say(label, answer);
-  return answer;
 }
 
 // ---- the map and the table --------------------------------------------------------------
@@ -163,6 +141,8 @@ function showExploration() {
 }
 
 function showMode(value) {
+  robot.mode = value.mode ?? null;
+  robot.emergencyStop = value.emergency_stop;
   show('mode', value.mode ?? '?');
   show('input', value.input ?? '?');
   show('held', value.held || '–');
@@ -211,15 +191,32 @@ function showFleet(robots) {
   choice.disabled = names.length < 2;
 }
 
+// The buttons of the activities follow the suite's typed activity (its code), never the names
+// of its states: a robot package's own states (W: Nav2Drive) are shown as they are.
+const RUNNING = [['waypoint_following', 'follow-start', 'following-running'],
+                 ['exploration', 'explore-start', 'exploring-running'],
+                 ['simple_goal', 'goal-cancel', 'goal-running']];
+
+function showActivity(v) {
+  for (const [activity, button, note] of RUNNING) {
+    const running = v.activity === activity;
+    const paused = v.paused && v.paused_activity === activity;
+    $(button).setAttribute('aria-pressed', String(running && !paused));
+    $(note).textContent = paused ? '· paused' : running ? '· running' : '';
+  }
+  document.body.dataset.activity = v.activity || 'none';
+  document.body.classList.toggle('following', v.activity === 'waypoint_following');
+  document.body.classList.toggle('exploring', v.activity === 'exploration');
+}
+
 const UPDATES = {
   state: (v) => {
+    robot.state = v;
     shown.state = v.state ?? '';
     shown.activity = v.activity ?? '';
     show('state', v.state ?? '?');
     show('outcome', v.outcome || '–');
-    // The buttons follow the suite's activity, never the names of its states.
-    document.body.classList.toggle('following', shown.activity === 'waypoint_following');
-    document.body.classList.toggle('exploring', shown.activity === 'exploration');
+    showActivity(v);
     showExploration();
   },
   mode: showMode,
