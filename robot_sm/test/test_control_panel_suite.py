@@ -226,7 +226,8 @@ def test_exploration_start_applies_finish_or_interrupt_and_stop(operator: Operat
     exploration.wait_for(lambda m: m.data is False, timeout=WAIT)
     suite.wait_state(lambda name: name.startswith('E: '))
     operator.until(lambda: panel.exploration_button.text() == 'Stop'
-                   and not panel.exploration_mode.isEnabled())
+                   and not panel.exploration_mode.isEnabled()
+                   and panel.info_label.text() != '')  # the answer may follow the state
     assert panel.info_label.text() == \
         'exploration: Exploration started (the mux was STOPPED: AUTONOMOUS selected)'
 

@@ -1,9 +1,11 @@
 """
 The incident recorder as a child of ``robot-sm up``: it ends quietly on a Ctrl-C while it starts.
 
-A terminal's Ctrl-C reaches every process of its group. Until rclpy takes SIGINT over (in
-``rclpy.init``), the signal's default action ends this process without Python's
-KeyboardInterrupt traceback; from then on it stops as every node does, writing what is open.
+A terminal's Ctrl-C reaches every process of its group. ``robot-sm up`` starts this one with
+SIGINT ignored (a Ctrl-C while Python itself starts would interrupt its imports with a traceback)
+and stops it with SIGINTs of its own. From its first line until rclpy takes SIGINT over (in
+``rclpy.init``), the signal's default action ends it without Python's KeyboardInterrupt
+traceback; from then on it stops as every node does, writing what is open.
 """
 
 import signal

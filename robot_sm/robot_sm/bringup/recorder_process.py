@@ -17,6 +17,8 @@ from typing import IO, List, Optional, Sequence
 
 #: Seconds between two starts of a recorder that keeps ending.
 RESTART_AFTER = 1.0
+#: Seconds between two SIGINTs of :meth:`RecorderProcess.stop` (a second one is harmless).
+STOP_REPEAT = 1.0
 
 
 def recorder_argv(namespace: str, parameter_files: Sequence[pathlib.Path]) -> List[str]:
@@ -44,10 +46,11 @@ class RecorderProcess:
     def start(self) -> None:
         """Start the recorder."""
         self._started = time.monotonic()
-        # SIGINT stops it, even where this process was started with SIGINT ignored.
+        # Started with SIGINT ignored: a Ctrl-C while Python starts (before the child's first
+        # line takes SIGINT) would end it with a KeyboardInterrupt in the middle of its imports.
         self.process = subprocess.Popen(
             self.argv, stdout=self._output, stderr=subprocess.STDOUT if self._output else None,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
 
     def check(self) -> Optional[str]:
         """Restart the recorder if it ended (not if it refused its parameters); say so."""
@@ -69,9 +72,14 @@ class RecorderProcess:
         process = self.process
         if process is None or process.poll() is not None:
             return
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            # Again each STOP_REPEAT: one sent while it started (ignored then) is lost.
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=min(STOP_REPEAT, max(0.0, deadline - time.monotonic())))
+                return
+            except subprocess.TimeoutExpired:
+                pass
+        process.kill()
+        process.wait()

@@ -188,22 +188,32 @@ def _start_fleet_robots(names: Sequence[str], namespace: str,
                 join_namespace(namespace, name), 'up', '--sim', '--fleet-robot',
                 *(['--remote'] if remote else []), *([] if recorder else ['--no-recorder']),
                 *(['--params', *map(str, parameter_files)] if parameter_files else [])]
-        children[name] = subprocess.Popen(argv)
+        children[name] = _child(argv)
     return children
 
 
 def _start_web_console(namespace: str, robots: Optional[int], port: int) -> Any:
     """Start ``robot-sm web`` for the suite (robot1 of a fleet); it prints where to open it."""
     shown = join_namespace(namespace, 'robot1') if robots is not None else namespace
-    return subprocess.Popen([sys.executable, '-m', 'robot_sm.frontends.cli',
-                             *web_console_arguments(shown, port)])
+    return _child([sys.executable, '-m', 'robot_sm.frontends.cli',
+                   *web_console_arguments(shown, port)])
+
+
+def _child(argv: Sequence[str]) -> Any:
+    """
+    Start a process this one stops (with SIGTERM): a terminal's Ctrl-C does not reach it.
+
+    Its SIGINT is ignored: a Ctrl-C while Python starts would interrupt its imports with a
+    traceback; this process hears the Ctrl-C and stops its children.
+    """
+    return subprocess.Popen(argv, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
 
 
 def _stop_fleet_robots(children: Mapping[str, Any]) -> None:
-    """Stop the robots' processes with SIGINT; kill, and say so, those that do not stop."""
+    """Stop the robots' processes with SIGTERM; kill, and say so, those that do not stop."""
     for child in children.values():
         if child.poll() is None:
-            child.send_signal(signal.SIGINT)
+            child.send_signal(signal.SIGTERM)
     for name, child in children.items():
         try:
             child.wait(timeout=FLEET_STOP_TIMEOUT)
