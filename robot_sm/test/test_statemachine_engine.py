@@ -262,3 +262,19 @@ def test_a_robot_package_can_replace_a_built_in_state() -> None:
     w = World({'boot_state': 'Recording'}, extra={'Recording': Recording})
     w.machine.start()
     assert w.states == ['Recording']
+
+
+@pytest.mark.parametrize('activity', ['exploration', 'waypoint following'])
+def test_a_stop_before_the_next_tick_stops_what_was_just_started(activity: str) -> None:
+    w = world()
+    w.suite.add_waypoints(1.0)
+    command = (w.machine.start_stop_exploration if activity == 'exploration'
+               else w.machine.start_stop_waypoint_following)
+    assert command(True).success
+    stopped = command(False)  # before a tick entered the started state
+    assert stopped.success, stopped
+    assert stopped.message == f'{activity.capitalize()} stopped'
+    assert command(True).success  # started again at once: it runs from the next tick
+    assert command(True).message == f'{activity.capitalize()} running'
+    w.tick()
+    assert w.state.startswith('E: ' if activity == 'exploration' else 'W: ')

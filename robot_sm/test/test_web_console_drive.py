@@ -75,10 +75,11 @@ def test_a_joystick_drag_drives_the_robot_that_way_and_letting_go_stops_it_at_on
     driver.open_page()
     driver.ready()
     start = robot.where()
-    silent = robot.web.output.count(SILENT)
     driver.hold(0, -60)  # up: forward
     driver.until(lambda: driver.pad_state() == 'driving', 'the page does not drive')
     assert wait_until(lambda: moved(robot, start, 0.15), WAIT, interval=0.1)
+    # (On a loaded machine the browser's stream may have paused 0.3 s while driving.)
+    silent = robot.web.output.count(SILENT)
     mark = time.monotonic()
     driver.let_go()
     assert robot.zero_after(mark) < OPERATOR_INPUT_TIMEOUT

@@ -20,6 +20,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 from geometry_msgs.msg import Pose as PoseMsg
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from rclpy.task import Future
 from robot_sm.contract import (
     Activity,
     Code,
@@ -47,6 +48,8 @@ from robot_sm_msgs.msg import WaypointArray
 from robot_sm_msgs.srv import Command
 from std_msgs.msg import Bool
 
+#: Seconds between two looks for a service of the suite that is not there (yet).
+READY_POLL = 0.05
 #: Turns a pose in a frame into the map frame (raises ValueError naming what is missing).
 ToMap = Callable[[str, Pose], Pose]
 
@@ -215,8 +218,9 @@ class CommandGateway:
 
     async def _forward(self, client: Any, msg: Any) -> Done:
         """Send ``msg`` to ``client``'s service; its answer, or why there is none."""
-        if not client.service_is_ready():
-            return Done(Code.UNAVAILABLE, f'{client.srv_name} is not available')
+        if not await self._ready(client):
+            return Done(Code.UNAVAILABLE, f'{client.srv_name} is not available '
+                                          f'(waited {self._timeout:g} s)')
         future = client.call_async(msg)
         timer = self._node.create_timer(self._timeout, future.cancel,
                                         callback_group=self._group)
@@ -233,6 +237,25 @@ class CommandGateway:
         return Done(Code(response.code) if response.code in Code._value2member_map_
                     else Code.REFUSED, str(response.message), bool(response.changed),
                     int(response.waypoint_id))
+
+    async def _ready(self, client: Any) -> bool:
+        """Wait up to the timeout for ``client``'s service (a node started again finds it)."""
+        if client.service_is_ready():
+            return True
+        found = Future()
+
+        def look() -> None:
+            if client.service_is_ready() and not found.done():
+                found.set_result(True)
+        timer = self._node.create_timer(READY_POLL, look, callback_group=self._group)
+        deadline = self._node.create_timer(
+            self._timeout, lambda: found.done() or found.set_result(False),
+            callback_group=self._group)
+        try:
+            return bool(await found)
+        finally:
+            self._node.destroy_timer(timer)
+            self._node.destroy_timer(deadline)
 
     async def _to_mux(self, msg: Any, request: Request) -> Done:
         return await self._forward(self._mux, msg)

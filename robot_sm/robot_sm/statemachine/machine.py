@@ -190,6 +190,19 @@ class StateMachine(Pausing):
             if self.pending is not None:
                 self._enter(self.pending)
 
+    def _enter_pending(self) -> None:
+        """
+        Enter the pending state now: an operator's command is the next state's to answer.
+
+        A stop that arrives between a start and the next tick stops what was started.
+        """
+        current = self.state
+        if self.pending is None or current is None:
+            return
+        self._run(current, current.on_exit, 'on_exit', exiting=True)
+        if self.pending is not None:
+            self._enter(self.pending)
+
     def _enter(self, state: BaseState) -> None:
         self.state, self.pending, self._pending_interrupt = state, None, None
         if not self._run(state, state.on_entry, 'on_entry'):
@@ -366,6 +379,7 @@ class StateMachine(Pausing):
 
     def _command(self, hook_name: str) -> Answer:
         with self._lock:
+            self._enter_pending()
             state = self.state
             if state is None:
                 return Answer(False, 'No active state')
