@@ -163,22 +163,24 @@ def test_fleet_commands_are_an_operators_pause_and_continue_and_a_release_anothe
 
 
 def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not_confirm(
-        ros: RosHarness, fleet: List[RunningSuite]) -> None:
+        ros: RosHarness, fleet: List[RunningSuite], daemons: PrivateDaemons) -> None:
     namespaces = [suite.namespace for suite in fleet]
-    listed = run_cli(ros.namespace, '--json', 'fleet', '--expect', '3', timeout=8.0)
+    # Through a daemon, as an operator's commands run: the first one starts it and finds them.
+    listed = cli(ros.namespace, '--json', 'fleet', '--expect', '3', daemons=daemons)
     assert listed.returncode == 0, describe(listed)
     robots = json.loads(listed.stdout)
     assert [(r['namespace'], r['state'], r['mode'], r['emergency_stop']) for r in robots] == [
         (namespace, 'Idle', 'stopped', False) for namespace in namespaces]
-    table = run_cli(ros.namespace, 'fleet', '--expect', '3', timeout=8.0)
+    table = cli(ros.namespace, 'fleet', '--expect', '3', daemons=daemons, timeout=KNOWN)
     assert table.returncode == 0, describe(table)
     for namespace in namespaces:
         assert namespace in table.stdout
 
     hung = ros.add_node(HungMux(f'{ros.namespace}/robot4', ros.context))
     try:
-        # The timeout covers discovery too: a new process may take over 3 s to find a robot.
-        stopped = run_cli(ros.namespace, 'fleet', 'estop', 'on', '--expect', '4', timeout=8.0)
+        # The timeout covers finding robot4 too.
+        stopped = cli(ros.namespace, 'fleet', 'estop', 'on', '--expect', '4', daemons=daemons,
+                      timeout=KNOWN)
         assert stopped.returncode == 1, describe(stopped)
         assert hung.asked.is_set()
         assert f'{ros.namespace}/robot4' in stopped.stderr, describe(stopped)
@@ -190,14 +192,15 @@ def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not
         hung.release.set()
     ros.stop_node(hung)
     # robot4 was seen: it stays expected (NOT FOUND) until the operator forgets it.
-    assert run_cli(ros.namespace, 'fleet', 'forget', 'robot4').returncode == 0
+    assert cli(ros.namespace, 'fleet', 'forget', 'robot4', daemons=daemons).returncode == 0
 
-    released = run_cli(ros.namespace, 'fleet', 'estop', 'off', '--expect', '3', timeout=8.0)
+    released = cli(ros.namespace, 'fleet', 'estop', 'off', '--expect', '3', daemons=daemons)
     assert released.returncode == 0, describe(released)
     for suite in fleet:
         assert suite.client.wait_for_mode(emergency_stop=False).mode == 'stopped'
     # An operator who expects more robots than answer is told, and it is not a success.
-    missing = run_cli(ros.namespace, 'fleet', 'estop', 'on', '--expect', '4', timeout=8.0)
+    missing = cli(ros.namespace, 'fleet', 'estop', 'on', '--expect', '4', daemons=daemons,
+                  timeout=KNOWN)
     assert missing.returncode == 1, describe(missing)
     assert 'expected 4 robots, found 3' in missing.stderr, describe(missing)
     # The robots that were found are stopped all the same.
@@ -294,6 +297,9 @@ def daemons() -> Iterator[PrivateDaemons]:
 
 #: A new process may take over 3 s to find a robot: the timeout of its fleet commands.
 FRESH = 8.0
+#: The timeout of a command through a daemon that has found the robots there are: a robot
+#: that does not answer or is not there is waited for this long.
+KNOWN = 2.0
 
 
 def cli(namespace: str, *args: str, daemons: Optional[PrivateDaemons] = None,
@@ -348,13 +354,16 @@ def test_a_robot_frozen_after_a_command_saw_it_is_named_not_confirmed_through_th
 
 def test_a_robot_seen_before_the_daemon_started_is_still_expected(
         ros: RosHarness, start_scripted: StartSuite, daemons: PrivateDaemons) -> None:
-    start_scripted(namespace=f'{ros.namespace}/robot1')
+    robot1 = start_scripted(namespace=f'{ros.namespace}/robot1')
     robot2 = mux_process(ros, f'{ros.namespace}/robot2')
     listed = cli(ros.namespace, '--no-daemon', 'fleet', '--expect', '2', daemons=daemons)
     assert listed.returncode == 0, describe(listed)
     os.kill(robot2.pid, signal.SIGSTOP)  # frozen before any daemon could see it
     try:
-        stopped = cli(ros.namespace, 'fleet', 'estop', 'on', daemons=daemons)
+        # The daemon starts and finds robot1.
+        found = cli(robot1.namespace, 'status', daemons=daemons)
+        assert found.returncode == 0, describe(found)
+        stopped = cli(ros.namespace, 'fleet', 'estop', 'on', daemons=daemons, timeout=KNOWN)
     finally:
         os.kill(robot2.pid, signal.SIGCONT)
     assert stopped.returncode == 1, describe(stopped)
@@ -366,14 +375,19 @@ def test_a_robot_seen_before_the_daemon_started_is_still_expected(
 
 
 def test_a_fleet_file_names_a_robot_that_never_started(
-        ros: RosHarness, start_scripted: StartSuite, tmp_path: pathlib.Path) -> None:
+        ros: RosHarness, start_scripted: StartSuite, tmp_path: pathlib.Path,
+        daemons: PrivateDaemons) -> None:
     robot1 = start_scripted(namespace=f'{ros.namespace}/robot1')
     fleet_file = tmp_path / 'fleet.yaml'
     fleet_file.write_text('robots: [robot1, robot9]\n')
-    listed = cli(ros.namespace, 'fleet', '--fleet', str(fleet_file))
+    found = cli(ros.namespace, 'fleet', '--expect', 'robot1', daemons=daemons)
+    assert found.returncode == 0, describe(found)
+    listed = cli(ros.namespace, 'fleet', '--fleet', str(fleet_file), daemons=daemons,
+                 timeout=KNOWN)
     assert listed.returncode == 2, describe(listed)
     assert f'{ros.namespace}/robot9  NOT FOUND' in listed.stdout, describe(listed)
-    stopped = cli(ros.namespace, '--json', 'fleet', 'estop', 'on', '--fleet', str(fleet_file))
+    stopped = cli(ros.namespace, '--json', 'fleet', 'estop', 'on', '--fleet', str(fleet_file),
+                  daemons=daemons, timeout=KNOWN)
     assert stopped.returncode == 1, describe(stopped)
     answers = {a['namespace']: (a['confirmed'], a['found']) for a in json.loads(stopped.stdout)}
     assert answers == {robot1.namespace: (True, True), f'{ros.namespace}/robot9': (False, False)}

@@ -18,6 +18,7 @@ oldest go first, each one logged). ``robot_sm/snapshot`` (std_srvs/Trigger) capt
 """
 
 import sys
+import time
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from rclpy.node import Node
@@ -167,17 +168,22 @@ class IncidentRecorder(Node):
             if found.latched:
                 self.ring.latch(topic)
             self._kept[topic] = self.create_subscription(
-                found.message_class, topic, self._receiver(topic, found.message_class),
+                found.message_class, topic,
+                self._receiver(topic, found.message_class),  # type: ignore[arg-type]
                 found.qos, raw=True)
             new.append(topic)
         if new:
             self.get_logger().info(f'keeping {len(self._kept)} topics, new: {", ".join(new)}')
 
-    def _receiver(self, topic: str, message_class: Any) -> Callable[[bytes], None]:
+    def _receiver(self, topic: str, message_class: Any) -> Callable[[bytes, Any], None]:
         ring, clock, handle = self.ring, self._ros_clock, self._handlers.get(topic)
 
-        def receive(data: bytes) -> None:
-            stamp = clock.now().nanoseconds
+        def receive(data: bytes, info: Any) -> None:
+            # When it arrived, not when its turn came: a busy executor takes messages late, and
+            # a stop taken after the odometry that followed it would be seen at rest.
+            received = info.get('received_timestamp', 0) if isinstance(info, dict) else 0
+            waited = max(0, time.time_ns() - received) if received > 0 else 0
+            stamp = clock.now().nanoseconds - waited
             ring.add(topic, stamp, data)
             if handle is not None:
                 handle(deserialize_message(data, message_class), stamp * 1e-9)
