@@ -1,8 +1,9 @@
 # robot_sm: the two commands are `make demo` and `make test`. Both set everything up first.
 .PHONY: all setup test demo bench docs lint clean
 
-# Tests run in parallel workers (pytest-xdist), each with a ROS domain of its own.
-TEST_WORKERS ?= 2
+# Tests run in parallel workers (pytest-xdist), each with a ROS domain of its own: three on two
+# cores, as many tests mostly wait (for a timeout, a robot to drive, a process to stop).
+TEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
 all: test
