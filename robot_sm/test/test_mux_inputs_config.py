@@ -169,7 +169,7 @@ def test_a_bad_entry_in_a_parameter_file_exits_with_2_and_one_line(
         'robot_sm.nodes.robot_control_mux', '--ros-args', '-r', f'__ns:={ros.namespace}',
         '--params-file', str(path)))
     assert process.wait(timeout=60.0) == 2, process.output
-    [line] = process.output.strip().splitlines()
+    [line] = process.lines()
     assert "refusing to start: parameter 'inputs.web.priority' is also the priority of " \
            'inputs.joystick, of the same class teleoperation' in line
 

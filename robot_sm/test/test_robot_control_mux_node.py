@@ -301,6 +301,6 @@ def test_bad_parameters_refuse_to_start(ros: RosHarness, parameter: str, value: 
     process = ros.start_process(python_module_argv(
         'robot_sm.nodes.robot_control_mux', *ros_args(parameters={parameter: value})))
     assert process.wait(timeout=60.0) == 2, process.output
-    lines = process.output.strip().splitlines()
+    lines = process.lines()
     assert len(lines) == 1, process.output
     assert 'refusing to start' in lines[0] and f"'{parameter}'" in lines[0]

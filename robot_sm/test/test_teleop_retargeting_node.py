@@ -338,7 +338,7 @@ def test_executable_refuses_to_start_with_one_line(ros: RosHarness) -> None:
     process = ros.start_process(python_module_argv(
         'robot_sm.nodes.teleop_retargeting', '--ros-args', '-p', 'position_scale:=-1.0'))
     assert process.wait(TIMEOUT) == 2
-    lines = [line for line in process.output.splitlines() if line.strip()]
+    lines = process.lines()
     assert len(lines) == 1 and 'position_scale' in lines[0], process.output
 
 

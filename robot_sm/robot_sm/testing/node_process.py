@@ -8,6 +8,7 @@ process group, stopped by SIGINT with SIGKILL as a fallback; :func:`ros_args` bu
 """
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -19,6 +20,10 @@ from typing import Any, Dict, List, Optional, Sequence
 #: Topics ROS names absolutely. Nodes of a harness, and node processes started with
 #: :func:`ros_args`, use them inside the test's namespace, so that tests sharing a DDS domain
 #: never see each other's clock, TF or diagnostics.
+#: A line of Fast DDS's own log (its shared-memory transport failing to lock a port, ...),
+#: colours taken out: the middleware's, not the process's.
+FASTDDS_LOG_LINE = re.compile(r'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \[[A-Z_]+ [A-Za-z]+\]')
+ANSI_COLOUR = re.compile(r'\x1b\[[0-9;]*m')
 GLOBAL_TOPICS = ('/clock', '/tf', '/tf_static', '/diagnostics')
 
 
@@ -94,6 +99,11 @@ class NodeProcess:
     def output(self) -> str:
         """Everything the process printed so far (stdout and stderr)."""
         return ''.join(self._output)
+
+    def lines(self) -> List[str]:
+        """Return the lines the process printed, without blank ones and Fast DDS's own."""
+        return [line for line in self.output.splitlines()
+                if line.strip() and not FASTDDS_LOG_LINE.match(ANSI_COLOUR.sub('', line))]
 
     @property
     def pid(self) -> int:
