@@ -164,8 +164,8 @@ def test_diagnostics_give_each_input_and_lock_its_age_rate_counts_and_state(
         time.sleep(0.1)
     checked = time.monotonic()
     status = mux_status(diagnostics, mux, checked,
-                        lambda s: any(kv.key == 'docking dropped' and kv.value == '3'
-                                      for kv in s.values))
+                        lambda s: {(kv.key, kv.value) for kv in s.values} >= {
+                            ('docking dropped', '3'), ('active source', 'navigation')})
     values = {kv.key: kv.value for kv in status.values}
     assert values['active source'] == 'navigation' and values['lock priority'] == '0'
     assert values['navigation state'] == 'driving'
