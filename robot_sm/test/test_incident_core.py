@@ -28,7 +28,10 @@ def test_the_ring_keeps_its_window_and_its_memory_budget_counting_what_did_not_f
     for k in range(30):
         roomy.add('odom', k * S // 10, bytes(100))
     assert roomy.oldest == 9 * S // 10 and len(roomy) == 21 and roomy.dropped == 0
-    assert [e.stamp for e in roomy.entries(after=28 * S // 10)] == [29 * S // 10]
+    assert [e.stamp for e in roomy.entries(since=29)] == [29 * S // 10]  # the 30th added
+    roomy.add('odom', 28 * S // 10 + 1, bytes(100))  # taken late: stamped before the 30th
+    assert [e.stamp for e in roomy.entries(since=30)] == [28 * S // 10 + 1]
+    assert roomy.entries(since=31) == []
 
 
 def test_latched_topics_keep_their_newest_message_and_thinned_topics_their_period() -> None:

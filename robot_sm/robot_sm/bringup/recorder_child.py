@@ -1,11 +1,11 @@
 """
-The incident recorder as a child of ``robot-sm up``: it ends quietly on a Ctrl-C while it starts.
+The incident recorder as a child of ``robot-sm up``: stopped by ``up``, quietly, at any moment.
 
-A terminal's Ctrl-C reaches every process of its group. ``robot-sm up`` starts this one with
-SIGINT ignored (a Ctrl-C while Python itself starts would interrupt its imports with a traceback)
-and stops it with SIGINTs of its own. From its first line until rclpy takes SIGINT over (in
-``rclpy.init``), the signal's default action ends it without Python's KeyboardInterrupt
-traceback; from then on it stops as every node does, writing what is open.
+A terminal's Ctrl-C reaches every process of its group, and one that arrives while Python itself
+starts interrupts its imports with a traceback. So ``robot-sm up`` starts this process with
+SIGINT ignored, hears the Ctrl-C itself and stops it with SIGTERM, whose default action ends it
+at once while it starts. Its first line takes SIGINT back (a Ctrl-C sent to it alone stops it);
+from ``rclpy.init`` on it stops as every node does, writing the incidents still open.
 """
 
 import signal

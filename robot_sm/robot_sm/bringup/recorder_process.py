@@ -17,8 +17,6 @@ from typing import IO, List, Optional, Sequence
 
 #: Seconds between two starts of a recorder that keeps ending.
 RESTART_AFTER = 1.0
-#: Seconds between two SIGINTs of :meth:`RecorderProcess.stop` (a second one is harmless).
-STOP_REPEAT = 1.0
 
 
 def recorder_argv(namespace: str, parameter_files: Sequence[pathlib.Path]) -> List[str]:
@@ -46,8 +44,8 @@ class RecorderProcess:
     def start(self) -> None:
         """Start the recorder."""
         self._started = time.monotonic()
-        # Started with SIGINT ignored: a Ctrl-C while Python starts (before the child's first
-        # line takes SIGINT) would end it with a KeyboardInterrupt in the middle of its imports.
+        # Started with SIGINT ignored: a terminal's Ctrl-C while Python starts would end it with a
+        # KeyboardInterrupt in the middle of its imports; robot-sm up stops it (SIGTERM).
         self.process = subprocess.Popen(
             self.argv, stdout=self._output, stderr=subprocess.STDOUT if self._output else None,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
@@ -67,19 +65,25 @@ class RecorderProcess:
         self.start()
         return f'the incident recorder ended (exit code {code}): started it again'
 
+    def begin_stop(self) -> None:
+        """Tell the recorder to stop (SIGTERM: it writes the incidents still open)."""
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the recorder with SIGINT (it writes the incidents still open), else kill it."""
+        """
+        Stop the recorder and wait for it; kill it if it has not ended within ``timeout`` s.
+
+        SIGTERM, not SIGINT: one that arrives while Python starts ends it at once (it has
+        nothing open yet), where its SIGINT is still ignored.
+        """
         process = self.process
         if process is None or process.poll() is not None:
             return
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            # Again each STOP_REPEAT: one sent while it started (ignored then) is lost.
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=min(STOP_REPEAT, max(0.0, deadline - time.monotonic())))
-                return
-            except subprocess.TimeoutExpired:
-                pass
-        process.kill()
-        process.wait()
+        self.begin_stop()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -88,10 +88,12 @@ def run_up(sim: bool, world: Optional[str], parameter_files: Sequence[pathlib.Pa
         return _run_until_stopped(stop, suite, children, incident_recorder)
     finally:
         if incident_recorder is not None:
-            incident_recorder.stop()
+            incident_recorder.begin_stop()  # it ends while the rest is stopped
         _stop_fleet_robots(children)
         if suite is not None:
             suite.shutdown()
+        if incident_recorder is not None:
+            incident_recorder.stop()
         if not fleet_robot:  # a robot of a fleet hears Ctrl-C twice (terminal, fleet): once counts
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

@@ -178,12 +178,16 @@ class IncidentRecorder(Node):
     def _receiver(self, topic: str, message_class: Any) -> Callable[[bytes, Any], None]:
         ring, clock, handle = self.ring, self._ros_clock, self._handlers.get(topic)
 
+        last = 0
+
         def receive(data: bytes, info: Any) -> None:
+            nonlocal last
             # When it arrived, not when its turn came: a busy executor takes messages late, and
-            # a stop taken after the odometry that followed it would be seen at rest.
+            # a stop taken after the odometry that followed it would be seen at rest. Never
+            # before the topic's last one (the parts of a large message arrive apart).
             received = info.get('received_timestamp', 0) if isinstance(info, dict) else 0
             waited = max(0, time.time_ns() - received) if received > 0 else 0
-            stamp = clock.now().nanoseconds - waited
+            stamp = last = max(clock.now().nanoseconds - waited, last)
             ring.add(topic, stamp, data)
             if handle is not None:
                 handle(deserialize_message(data, message_class), stamp * 1e-9)
@@ -210,10 +214,8 @@ class IncidentRecorder(Node):
         self._opened = self.detector.next_id
         for incident in self.detector.open:
             if incident.id not in self._pinned:
-                trigger = int(incident.time * 1e9)
-                entries = self.ring.held() + self.ring.entries()
                 self._pinned[incident.id] = (
-                    entries, max((e.stamp for e in entries), default=trigger), self.ring.oldest)
+                    self.ring.held() + self.ring.entries(), self.ring.added, self.ring.oldest)
                 self.get_logger().warning(
                     f'incident {incident.id}: {KIND_LABELS[incident.kind]}: {incident.cause} '
                     f'(written {self.settings.after_seconds:g} s after it)')
@@ -228,10 +230,12 @@ class IncidentRecorder(Node):
 
     def _write(self, incident: Incident) -> None:
         """Hand an incident closed by the detector to the writer, with its messages."""
-        pinned, last, start = self._pinned.pop(incident.id, ([], 0, None))
+        pinned, added, start = self._pinned.pop(incident.id, ([], 0, None))
         due = int(incident.due * 1e9)
-        after = [entry for entry in self.ring.entries(after=last) if entry.stamp <= due]
-        self.writer.submit(incident, self.channels, pinned + after, start)
+        after = [entry for entry in self.ring.entries(since=added) if entry.stamp <= due]
+        # In the order of their stamps: a message taken late arrived before those taken first.
+        entries = sorted(pinned + after, key=lambda entry: entry.stamp)
+        self.writer.submit(incident, self.channels, entries, start)
 
     def _on_snapshot(self, request: Trigger.Request,
                      response: Trigger.Response) -> Trigger.Response:

@@ -11,6 +11,7 @@ value; its bytes count against ``max_bytes`` too.
 """
 
 from collections import deque
+from itertools import islice
 from typing import Deque, Dict, List, Mapping, NamedTuple, Optional, Set
 
 #: Bytes counted per message besides its data: the entry, its tuple and the bytes object.
@@ -106,17 +107,19 @@ class MessageRing:
         """Return the time (ns) of the oldest message in the window, or None."""
         return self._entries[0].stamp if self._entries else None
 
-    def entries(self, after: Optional[int] = None) -> List[Entry]:
-        """Return the messages in the window (those later than ``after`` ns), oldest first."""
-        if after is None:
+    def entries(self, since: Optional[int] = None) -> List[Entry]:
+        """
+        Return the messages in the window, in the order they were added.
+
+        ``since``: only those added after the first ``since`` (a value :attr:`added` had), in
+        the window still: a message taken late may carry an earlier stamp than one before it.
+        """
+        if since is None:
             return list(self._entries)
-        found: List[Entry] = []
-        for entry in reversed(self._entries):
-            if entry.stamp <= after:
-                break
-            found.append(entry)
-        found.reverse()
-        return found
+        new = min(self.added - since, len(self._entries))
+        if new <= 0:
+            return []
+        return list(islice(self._entries, len(self._entries) - new, None))
 
     def held(self) -> List[Entry]:
         """Return the newest message of each latched topic that left the window, oldest first."""
