@@ -25,7 +25,9 @@ NODES: Dict[str, Dict[str, object]] = {
     'base_controller': {},
     'robot_sim': {'world': 'office', 'update_frequency': 200.0, 'sensor_frequency': 50.0},
 }
-ROUNDS = 4
+#: Rounds of all five nodes under busy timers (test_stop_signals.py sends the signals at
+#: random moments, start-up included, to every node alone; bench/bench_stop.py 50 cycles each).
+ROUNDS = 2
 
 
 def start_nodes(ros: RosHarness) -> List[NodeProcess]:
