@@ -165,8 +165,9 @@ def test_fleet_commands_are_an_operators_pause_and_continue_and_a_release_anothe
 def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not_confirm(
         ros: RosHarness, fleet: List[RunningSuite], daemons: PrivateDaemons) -> None:
     namespaces = [suite.namespace for suite in fleet]
-    # Through a daemon, as an operator's commands run: the first one starts it and finds them.
-    listed = cli(ros.namespace, '--json', 'fleet', '--expect', '3', daemons=daemons)
+    # Through a daemon, as an operator's commands run, once it has found them.
+    warm(ros.namespace, daemons, 'fleet', '--expect', '3')
+    listed = cli(ros.namespace, '--json', 'fleet', '--expect', '3', daemons=daemons, timeout=KNOWN)
     assert listed.returncode == 0, describe(listed)
     robots = json.loads(listed.stdout)
     assert [(r['namespace'], r['state'], r['mode'], r['emergency_stop']) for r in robots] == [
@@ -178,9 +179,9 @@ def test_robot_sm_fleet_lists_and_stops_the_fleet_and_names_a_robot_that_did_not
 
     hung = ros.add_node(HungMux(f'{ros.namespace}/robot4', ros.context))
     try:
-        # The timeout covers finding robot4 too.
+        # The timeout covers the daemon finding robot4 too.
         stopped = cli(ros.namespace, 'fleet', 'estop', 'on', '--expect', '4', daemons=daemons,
-                      timeout=KNOWN)
+                      timeout=2 * KNOWN)
         assert stopped.returncode == 1, describe(stopped)
         assert hung.asked.is_set()
         assert f'{ros.namespace}/robot4' in stopped.stderr, describe(stopped)
@@ -307,6 +308,14 @@ def cli(namespace: str, *args: str, daemons: Optional[PrivateDaemons] = None,
     return run_cli(namespace, *args, timeout=timeout, env=daemons.env if daemons else None)
 
 
+def warm(namespace: str, daemons: PrivateDaemons, *args: str) -> None:
+    """Start the daemon and run ``args`` through it: what they find, it has found (and keeps)."""
+    started = cli(namespace, 'daemon', 'start', daemons=daemons)
+    assert started.returncode == 0, describe(started)
+    found = cli(namespace, *args, daemons=daemons)
+    assert found.returncode == 0, describe(found)
+
+
 def verdicts(result: subprocess.CompletedProcess) -> Dict[str, str]:
     """Return each robot's line of a fleet-wide stop, by namespace."""
     return dict(line.split(None, 1) for line in result.stdout.splitlines() if line.strip())
@@ -360,9 +369,7 @@ def test_a_robot_seen_before_the_daemon_started_is_still_expected(
     assert listed.returncode == 0, describe(listed)
     os.kill(robot2.pid, signal.SIGSTOP)  # frozen before any daemon could see it
     try:
-        # The daemon starts and finds robot1.
-        found = cli(robot1.namespace, 'status', daemons=daemons)
-        assert found.returncode == 0, describe(found)
+        warm(robot1.namespace, daemons, 'status')  # (a fleet command would expect robot2)
         stopped = cli(ros.namespace, 'fleet', 'estop', 'on', daemons=daemons, timeout=KNOWN)
     finally:
         os.kill(robot2.pid, signal.SIGCONT)
@@ -380,8 +387,7 @@ def test_a_fleet_file_names_a_robot_that_never_started(
     robot1 = start_scripted(namespace=f'{ros.namespace}/robot1')
     fleet_file = tmp_path / 'fleet.yaml'
     fleet_file.write_text('robots: [robot1, robot9]\n')
-    found = cli(ros.namespace, 'fleet', '--expect', 'robot1', daemons=daemons)
-    assert found.returncode == 0, describe(found)
+    warm(ros.namespace, daemons, 'fleet', '--expect', 'robot1')
     listed = cli(ros.namespace, 'fleet', '--fleet', str(fleet_file), daemons=daemons,
                  timeout=KNOWN)
     assert listed.returncode == 2, describe(listed)
