@@ -113,6 +113,20 @@ def test_what_happens_while_an_incident_is_open_joins_it_and_an_e_stop_becomes_i
     assert d.snapshot(6.0) is incident
 
 
+def test_an_event_taken_after_the_trigger_that_arrived_just_before_joins_the_incident() -> None:
+    d = detector()
+    d.operator_present(True, 0.0)
+    d.emergency_stop_cause('', 0.0)
+    d.emergency_stop_cause('emergency stop engaged: heartbeat silent for more than 1 s', 5.01)
+    d.operator_present(False, 5.0)  # arrived first, taken second
+    incident, = d.open
+    assert incident.kind == 'emergency_stop'
+    assert incident.also[0].startswith('operator link lost: operator heartbeat silent')
+    d.operator_present(True, 5.5)
+    d.operator_present(False, 3.5)  # over a second before: an incident of its own
+    assert len(d.open) == 2
+
+
 def test_a_latch_found_at_start_is_an_incident_unless_it_was_recorded_already() -> None:
     reason = ControlMux(MuxConfig(), 0.0, 'STOP by alice (cli)').reason
     fresh = detector()

@@ -62,6 +62,9 @@ LATCHED_AT_START = 'started with the emergency stop engaged'
 STALE_SETTLE = 0.3
 #: Seconds of supervisor heartbeat silence that make AUTONOMOUS -> STOPPED a supervisor's loss.
 SUPERVISOR_SILENCE = 0.5
+#: Seconds an event may have arrived before an incident's trigger and still join it: messages
+#: are stamped when they arrived, and one taken after the trigger was not there to trigger first.
+TAKEN_LATE = 1.0
 #: Seconds after an incident opened within which an e-stop becomes its cause.
 PROMOTE_WITHIN = 1.0
 #: Audit entry kinds (robot_sm_msgs/AuditEntry).
@@ -238,7 +241,7 @@ class IncidentDetector:
     def _trigger(self, kind: str, cause: str, now: float) -> Incident:
         text = f'{KIND_LABELS[kind]}: {cause}'
         for incident in self.open:
-            if incident.time <= now <= incident.due:
+            if incident.time - TAKEN_LATE <= now <= incident.due:
                 if kind == 'emergency_stop' and incident.kind != 'emergency_stop' and \
                         now - incident.time <= PROMOTE_WITHIN:
                     incident.also.insert(0, f'{KIND_LABELS[incident.kind]}: {incident.cause}')
