@@ -164,6 +164,16 @@ def suite(start_scripted: StartSuite) -> RunningSuite:
     return start_scripted()
 
 
+@pytest.fixture
+def daemons() -> Iterator[PrivateDaemons]:
+    """Give the test's commands a socket folder of their own; stop every daemon started there."""
+    private = PrivateDaemons()
+    try:
+        yield private
+    finally:
+        private.close(cli_command())
+
+
 @pytest.fixture(scope='module')
 def cli_daemon() -> Iterator[PrivateDaemons]:
     """

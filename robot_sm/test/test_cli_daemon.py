@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from operator_suite import cli_command, describe, StartSuite, WAIT
 import pytest
@@ -27,16 +27,6 @@ from robot_sm.testing import RosHarness, SCHEDULING_SLACK, wait_until
 from robot_sm.testing.private_daemons import PrivateDaemons
 
 Completed = subprocess.CompletedProcess
-
-
-@pytest.fixture
-def daemons() -> Iterator[PrivateDaemons]:
-    """Give the test's commands a socket folder of their own; stop every daemon started there."""
-    private = PrivateDaemons()
-    try:
-        yield private
-    finally:
-        private.close(cli_command())
 
 
 def cli(daemons: PrivateDaemons, *args: str, env: Optional[Dict[str, str]] = None,

@@ -286,16 +286,6 @@ def mux_process(ros: RosHarness, namespace: str) -> NodeProcess:
     return process
 
 
-@pytest.fixture
-def daemons() -> Iterator[PrivateDaemons]:
-    """Give commands a daemon folder of the test's own (as an operator's, through a daemon)."""
-    private = PrivateDaemons()
-    try:
-        yield private
-    finally:
-        private.close(cli_command())
-
-
 #: A new process may take over 3 s to find a robot: the timeout of its fleet commands.
 FRESH = 8.0
 #: The timeout of a command through a daemon that has found the robots there are: a robot

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import IO, List, Optional, Sequence
+from typing import Any, IO, List, Optional, Sequence
 
 #: Seconds between two starts of a recorder that keeps ending.
 RESTART_AFTER = 1.0
@@ -27,6 +27,17 @@ def recorder_argv(namespace: str, parameter_files: Sequence[pathlib.Path]) -> Li
     for path in parameter_files:
         argv += ['--params-file', str(path)]
     return argv
+
+
+def up_child(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
+    """
+    Start a process that ``robot-sm up`` stops itself (SIGTERM), with ``popen``'s options.
+
+    Its SIGINT is ignored: a terminal's Ctrl-C reaches every process of the group, and one that
+    arrives while Python starts interrupts its imports with a traceback; up hears the Ctrl-C.
+    """
+    return subprocess.Popen(
+        argv, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN), **popen)
 
 
 class RecorderProcess:
@@ -44,11 +55,8 @@ class RecorderProcess:
     def start(self) -> None:
         """Start the recorder."""
         self._started = time.monotonic()
-        # Started with SIGINT ignored: a terminal's Ctrl-C while Python starts would end it with a
-        # KeyboardInterrupt in the middle of its imports; robot-sm up stops it (SIGTERM).
-        self.process = subprocess.Popen(
-            self.argv, stdout=self._output, stderr=subprocess.STDOUT if self._output else None,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        self.process = up_child(
+            self.argv, stdout=self._output, stderr=subprocess.STDOUT if self._output else None)
 
     def check(self) -> Optional[str]:
         """Restart the recorder if it ended (not if it refused its parameters); say so."""

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from robot_sm.bringup.environment import discovery_server_problem, use_discovery_server
 from robot_sm.bringup.parameter_files import ParameterFileError, shipped_parameter_files
-from robot_sm.bringup.recorder_process import RecorderProcess
+from robot_sm.bringup.recorder_process import RecorderProcess, up_child
 from robot_sm.bringup.suite_nodes import (
     fleet_names,
     join_namespace,
@@ -190,25 +190,15 @@ def _start_fleet_robots(names: Sequence[str], namespace: str,
                 join_namespace(namespace, name), 'up', '--sim', '--fleet-robot',
                 *(['--remote'] if remote else []), *([] if recorder else ['--no-recorder']),
                 *(['--params', *map(str, parameter_files)] if parameter_files else [])]
-        children[name] = _child(argv)
+        children[name] = up_child(argv)
     return children
 
 
 def _start_web_console(namespace: str, robots: Optional[int], port: int) -> Any:
     """Start ``robot-sm web`` for the suite (robot1 of a fleet); it prints where to open it."""
     shown = join_namespace(namespace, 'robot1') if robots is not None else namespace
-    return _child([sys.executable, '-m', 'robot_sm.frontends.cli',
-                   *web_console_arguments(shown, port)])
-
-
-def _child(argv: Sequence[str]) -> Any:
-    """
-    Start a process this one stops (with SIGTERM): a terminal's Ctrl-C does not reach it.
-
-    Its SIGINT is ignored: a Ctrl-C while Python starts would interrupt its imports with a
-    traceback; this process hears the Ctrl-C and stops its children.
-    """
-    return subprocess.Popen(argv, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    return up_child([sys.executable, '-m', 'robot_sm.frontends.cli',
+                     *web_console_arguments(shown, port)])
 
 
 def _stop_fleet_robots(children: Mapping[str, Any]) -> None:
