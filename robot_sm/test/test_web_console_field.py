@@ -105,7 +105,14 @@ def test_a_phone_shows_stop_pause_and_the_joystick_first_with_nothing_cut_off(
             assert name not in operator.cut()[1], name
             operator.click(name)
     assert alice.release_control().success
-    assert operator.script('return document.documentElement.scrollWidth') <= PHONE[0]
+    operator.until(lambda: operator.text('joystick-note') != 'alice holds control',
+                   'the joystick still names alice')
+    wider = (f'return document.documentElement.scrollWidth <= {PHONE[0]} ? [] : '
+             "Array.from(document.querySelectorAll('body *'))"
+             f'.filter(e => e.getBoundingClientRect().right > {PHONE[0]} + 0.5)'
+             ".map(e => (e.id || e.className || e.tagName) + ' ' + "
+             'e.getBoundingClientRect().right)')
+    assert wait_until(lambda: not operator.script(wider), WAIT), operator.script(wider)
 
 
 def test_the_diagram_s_highlight_follows_the_state_through_a_waypoint_round(
