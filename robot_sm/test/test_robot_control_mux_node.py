@@ -12,6 +12,7 @@ from mux_node_rig import (
     is_zero,
     linear_x,
     Mux,
+    mux_status,
     STOPPED,
     Stream,
     TELEOPERATION,
@@ -254,12 +255,17 @@ def test_stamped_input_and_output_with_frame_and_clamp(ros: RosHarness) -> None:
 
 def test_joystick_button_takes_over(ros: RosHarness) -> None:
     mux = Mux(ros, {'joystick_used': True})
+    diagnostics = ros.record(DiagnosticArray, '/diagnostics')
     autonomy = Stream(ros, Twist, 'autonomy/cmd_vel', twist(0.3))
     joy = Stream(ros, Joy, 'joy', Joy(axes=[0.0, 0.0], buttons=[0, 0]))
     ros.wait_for_subscribers(autonomy.publisher)
     ros.wait_for_subscribers(joy.publisher)
     assert mux.set_mode(AUTONOMOUS).success
-    time.sleep(0.3)
+    # The mux has heard the joystick at rest (its first message is the rest it compares with:
+    # a button already down in it is no press).
+    mux_status(diagnostics, mux, after=time.monotonic(),
+               predicate=lambda s: any(kv.key == 'joy received' and int(kv.value) > 0
+                                       for kv in s.values))
     assert mux.modes.last.mode == AUTONOMOUS  # a joystick at rest does nothing
     start = time.monotonic()
     joy.switch(Joy(axes=[0.0, 0.0], buttons=[1, 0]))
