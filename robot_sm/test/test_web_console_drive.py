@@ -95,6 +95,28 @@ def test_a_joystick_drag_drives_the_robot_that_way_and_letting_go_stops_it_at_on
     driver.let_go()
 
 
+def test_a_drive_begun_as_teleop_fell_back_to_stopped_selects_teleop_again(
+        robot: DriveRobot, driver: Driver) -> None:
+    driver.open_page()
+    driver.ready()
+    start = robot.where()
+    driver.hold(0, -60)
+    assert wait_until(lambda: moved(robot, start, 0.1), WAIT, interval=0.1)
+    driver.let_go()
+    robot.parked()
+    driver.script('window.heldUpdates = []')  # the page hears of nothing for a moment
+    # Half a second after the last command, the mux's teleop idle fallback: STOPPED.
+    assert wait_until(lambda: robot.mode() == ('stopped', False), WAIT), robot.mode()
+    turned_from = robot.where()[2]
+    driver.hold(60, 0)  # the page still believes the mode is Teleop
+    driver.script('window.releaseUpdates()')
+    turned = wait_until(lambda: math.remainder(robot.where()[2] - turned_from, math.tau) < -0.3,
+                        WAIT, interval=0.1)
+    assert turned, (robot.mode(), driver.text('answer'), driver.pad_state())
+    assert robot.mode() == ('teleop', False)
+    driver.let_go()
+
+
 def test_a_page_hidden_while_driving_stops_the_robot(robot: DriveRobot, driver: Driver) -> None:
     driver.open_page()
     driver.ready()

@@ -30,6 +30,31 @@ Object.defineProperty(document, 'visibilityState', {value: arguments[0], configu
 document.dispatchEvent(new Event('visibilitychange'));
 """
 
+#: The page's news (the console's ``update`` messages) held back while ``window.heldUpdates`` is
+#: a list, then given to the page in order by ``window.releaseUpdates()``: a page that hears of a
+#: change late, as a loaded phone does. Its pongs still come: its link stays up.
+HOLD_UPDATES = """
+window.heldUpdates = null;
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = class extends NativeWebSocket {
+  set onmessage(handler) {
+    super.onmessage = handler === null ? null : (event) => {
+      if (window.heldUpdates !== null && typeof event.data === 'string'
+          && JSON.parse(event.data).type === 'update') {
+        window.heldUpdates.push(() => handler(event));
+        return;
+      }
+      handler(event);
+    };
+  }
+};
+window.releaseUpdates = () => {
+  const held = window.heldUpdates || [];
+  window.heldUpdates = null;
+  held.forEach((deliver) => deliver());
+};
+"""
+
 
 class DriveRobot(Robot):
     """The suite and the console, with what the console publishes for the pages that drive."""
@@ -67,6 +92,11 @@ class Driver(Operator):
 
     def script(self, code: str, *args: Any) -> Any:
         return self.driver.execute_script(code, *args)
+
+    def prepare_tab(self) -> None:
+        """Let the test hold the page's news back (:data:`HOLD_UPDATES`)."""
+        self.driver.execute_cdp_cmd('Page.addScriptToEvaluateOnNewDocument',
+                                    {'source': HOLD_UPDATES})
 
     def pad_state(self) -> str:
         return str(self.element('joystick').get_attribute('data-state'))

@@ -136,10 +136,14 @@ class Operator:
         """
         self.driver.switch_to.new_window('tab')
         self.page = self.driver.current_window_handle
+        self.prepare_tab()
         self.browser.resize(*size)
         self.driver.get(f'{self.robot.url}/login?token={token or self.robot.operator}'
                         + (f'&name={name}' if name else ''))
         self.until(lambda: self.text('link') == 'connected', 'the page did not connect')
+
+    def prepare_tab(self) -> None:
+        """Prepare a new tab before the page loads in it (nothing here)."""
 
     def close_page(self) -> None:
         """Close the console's tab, as an operator closes it."""

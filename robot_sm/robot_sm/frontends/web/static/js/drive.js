@@ -77,6 +77,11 @@ function send() {
     return;
   }
   sentAt = now;
+  if (!selected && robot.mode !== 'teleop') {
+    // The mode left Teleop under a held stick (the teleop idle fallback, as the drive began,
+    // before this page heard of it): ask for it again, once.
+    selectTeleop();
+  }
   if (!mine() && !answered) {
     return; // not before control is this page's: the mux would drop it (and warn)
   }
