@@ -209,7 +209,8 @@ def test_each_operator_page_beats_and_the_robot_stops_when_the_last_one_closes(
     operator.driver.switch_to.window(first)
     closed = time.monotonic()
     while time.monotonic() - closed < 3 * HEARTBEAT_TIMEOUT:
-        assert not robot.mode()[1], 'the robot stopped while a page was open'
+        assert not robot.mode()[1], ('the robot stopped while a page was open',
+                                     operator.text('estop-reason'), robot.web.output[-2000:])
         time.sleep(0.1)
     operator.close_page()
     assert wait_until(lambda: robot.mode()[1], HEARTBEAT_TIMEOUT + 1.0 + SCHEDULING_SLACK)

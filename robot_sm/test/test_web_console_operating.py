@@ -6,6 +6,7 @@ limits, the zero of a silent stream and of a page that goes), the drive message,
 listed, and the e-stop's cause, which may come before the mux's mode.
 """
 
+import dataclasses
 import math
 import pathlib
 
@@ -140,8 +141,11 @@ def test_the_incidents_are_listed_newest_first_with_their_figures(
     assert [row['id'] for row in view['incidents']] == [2, 1] and view['note'] == ''
     assert view['incidents'][0] == {
         'id': 2, 'time': '2026-11-28T11:16:10.045Z', 'kind': record(2).label,
-        'cause': 'emergency stop engaged: STOP by bob', 'operator': '', 'speed': 0.421,
-        'time_to_zero': 0.0123, 'time_to_rest': 0.81, 'distance': 0.213}
+        'cause': 'emergency stop engaged: STOP by bob', 'operator': '', 'speed': 0.4213,
+        'time_to_zero': 0.0123, 'time_to_rest': 0.81, 'distance': 0.2134}
+    # As kept: the page rounds once, as robot-sm incidents does (0.0049 is 0.00 m, not 0.01 m).
+    short = dataclasses.replace(record(3), distance=0.0049)
+    assert incidents_view(tmp_path, [short])['incidents'][0]['distance'] == 0.0049
     watch.poll(6.0)
     assert len(shown) == 3  # nothing changed: nothing sent
     assert incidents_view(tmp_path, [record(n) for n in range(1, 31)])['count'] == 30
