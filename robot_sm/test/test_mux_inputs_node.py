@@ -57,7 +57,8 @@ def test_the_highest_fresh_input_drives_a_lock_zeroes_it_at_once_and_the_choice_
     paused = time.monotonic()
     pause.publish(Bool(data=True))  # masks both: zero at once, not at the next tick
     zero = mux.wait_cmd(is_zero, after=paused)
-    assert zero - paused < TICK
+    # (At once is the core's promise, test_mux_inputs.py; here, with delivery and scheduling.)
+    assert zero - paused < TICK + SCHEDULING_SLACK, zero - paused
     inputs.wait_for(lambda m: m.data == 'none', after=paused)
     time.sleep(0.3)
     assert all(is_zero(m) for m in mux.cmd_since(zero))
