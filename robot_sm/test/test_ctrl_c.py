@@ -31,8 +31,10 @@ ROUNDS = 2
 
 
 def start_nodes(ros: RosHarness) -> List[NodeProcess]:
+    # A hang is shown where it hangs: SIGABRT makes faulthandler print every thread's stack.
     return [ros.start_process(python_module_argv(
-        f'robot_sm.nodes.{name}', *ros_args(ros.namespace, parameters)))
+        f'robot_sm.nodes.{name}', *ros_args(ros.namespace, parameters)),
+        env={'PYTHONFAULTHANDLER': '1'})
         for name, parameters in NODES.items()]
 
 
@@ -61,6 +63,9 @@ def test_ctrl_c_ends_every_node_quietly_with_exit_code_0(ros: RosHarness) -> Non
         press_ctrl_c(processes)
         for name, process in zip(NODES, processes):
             code = process.wait(15.0)
+            if code is None:
+                process.process.send_signal(signal.SIGABRT)
+                process.wait(2.0)
             process.stop()
             if code != 0 or 'Traceback' in process.output:
                 failures.append(f'round {round_number}: {name} ended with {code}:\n'
