@@ -269,7 +269,8 @@ class IncidentRecorder(Node):
 
 def main(args: Optional[List[str]] = None) -> None:
     """Run the incident_recorder node until shutdown."""
-    sys.exit(run_node(IncidentRecorder, args))
+    # Its cleanup writes the incidents still open (up to 10 s).
+    sys.exit(run_node(IncidentRecorder, args, cleanup_limit=15.0))
 
 
 if __name__ == '__main__':

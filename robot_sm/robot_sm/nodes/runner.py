@@ -1,5 +1,6 @@
 """Start, spin and stop a node of the suite the same way for every executable."""
 
+import faulthandler
 import sys
 import time
 from typing import Any, Callable, List, Optional
@@ -31,6 +32,7 @@ def run_node(
     *,
     threads: int = 1,
     until: Optional[Callable[[Any], Future]] = None,
+    cleanup_limit: Optional[float] = None,
 ) -> int:
     """
     Create the node made by ``factory`` and spin it until shutdown; return the exit code.
@@ -42,6 +44,10 @@ def run_node(
     it cannot run with) is printed as one line and gives exit code 2. Ctrl-C, SIGTERM and an
     external shutdown end the node quietly with exit code 0, at any moment: see
     :mod:`robot_sm.nodes.quiet_signals`.
+
+    The cleanup (the node's own, then the middleware's) may take ``cleanup_limit`` seconds
+    (:data:`CLEANUP_LIMIT` by default): a cleanup that hangs past it, as DDS teardowns have been
+    seen to, ends the process with exit code 1 and every thread's stack on stderr, not never.
 
     Nodes run on a single-threaded executor unless ``threads`` asks for more; write callbacks that
     never block (asynchronous service calls with futures) rather than reaching for threads: rclpy's
@@ -79,8 +85,15 @@ def run_node(
         if context.ok():
             raise
     finally:
+        faulthandler.dump_traceback_later(
+            CLEANUP_LIMIT if cleanup_limit is None else cleanup_limit, exit=True)
         _clean_up(node, context)
     return 0
+
+
+#: Seconds a node's process may take to clean up after its node stopped spinning (see
+#: :func:`run_node`); a stop takes well under 1 s (bench/bench_stop.py).
+CLEANUP_LIMIT = 5.0
 
 
 #: Longest wait of the executor before it looks whether the context was shut down.

@@ -168,7 +168,8 @@ def record(namespace: str, output: Optional[pathlib.Path], topics: Sequence[str]
 
 def main(args: Optional[List[str]] = None) -> None:
     """Run the topic_recorder node until Ctrl-C."""
-    sys.exit(run_node(TopicRecorder, args))
+    # Its cleanup finishes the file (its summary and index).
+    sys.exit(run_node(TopicRecorder, args, cleanup_limit=30.0))
 
 
 if __name__ == '__main__':
