@@ -39,6 +39,8 @@ class Stream:
         self._lock = threading.Lock()
         self._message = message
         self.last_sent = 0.0
+        #: When each message went out (monotonic s): a loaded test process pauses its stream.
+        self.sent: List[float] = []
         self.publisher = ros.publisher(msg_type, topic)
         ros.probe.create_timer(1.0 / rate, self._send)
 
@@ -47,6 +49,13 @@ class Stream:
             if self._message is not None:
                 self.publisher.publish(self._message)
                 self.last_sent = time.monotonic()
+                self.sent.append(self.last_sent)
+
+    def longest_pause(self, since: float, until: float) -> float:
+        """Return the longest time between ``since`` and ``until`` without a message sent."""
+        with self._lock:
+            times = [since, *(t for t in self.sent if since < t < until), until]
+        return max(later - earlier for earlier, later in zip(times, times[1:]))
 
     def switch(self, message: Any) -> float:
         """Publish ``message`` from now on; return when the previous one was last sent."""

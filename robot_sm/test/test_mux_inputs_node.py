@@ -95,6 +95,13 @@ def test_a_lock_whose_heartbeat_falls_silent_zeroes_the_output(ros: RosHarness) 
     stopped = mux.wait_cmd(is_zero, after=last_beat)
     assert stopped - last_beat <= 0.3 + 2 * TICK + SCHEDULING_SLACK, stopped - last_beat
     time.sleep(0.3)
+    # Zero from then on; on a loaded machine the mux may take the last beat late, after it found
+    # the lock silent: it drives again, then stops 0.3 s after that beat, within the bound.
+    moving = [t for t, m in mux.cmd_vel.stamped if t >= stopped and not is_zero(m)]
+    if moving:
+        time.sleep(0.3 + 2 * TICK)
+        assert max(moving) - last_beat <= 0.3 + 2 * TICK + SCHEDULING_SLACK, moving
+        stopped = mux.wait_cmd(is_zero, after=max(moving))
     assert all(is_zero(m) for m in mux.cmd_since(stopped))
     beating = time.monotonic()
     safety.switch(Bool(data=False))
