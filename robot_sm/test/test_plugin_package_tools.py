@@ -62,6 +62,7 @@ def test_robot_sm_reports_the_plugins_runs(start: Any) -> None:
     ok(suite, 'follow', 'start', '--mode', 'roundtrip')
     suite.wait_state('W: Nav2Drive', after=started)
     ok(suite, 'follow', 'stop')
+    suite.client.wait_for_state('Idle')  # the stop is answered before the tick that ends it
     assert last_outcome(suite) == 'waypoint following canceled: Waypoint following stopped'
     # Exploration in the plugin's own words: done is succeeded, whatever it says.
     _through(suite, 'E: Nav2Drive', 'explore', 'start')
