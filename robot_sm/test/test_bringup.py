@@ -43,7 +43,8 @@ def up_argv(*args: str, namespace: str = '') -> List[str]:
 @pytest.fixture
 def env(tmp_path: pathlib.Path) -> Dict[str, str]:
     """Keep files the suite writes (the waypoint list) out of the user's ROS_HOME."""
-    return {'ROS_HOME': str(tmp_path)}
+    # A hang is shown where it hangs: SIGABRT makes faulthandler print every thread's stack.
+    return {'ROS_HOME': str(tmp_path), 'PYTHONFAULTHANDLER': '1'}
 
 
 def stop_with(process: NodeProcess, sig: int, within: float = STOP) -> int:
@@ -51,6 +52,9 @@ def stop_with(process: NodeProcess, sig: int, within: float = STOP) -> int:
     os.killpg(process.pid, sig)
     started = time.monotonic()
     code = process.wait(within)
+    if code is None:
+        os.killpg(process.pid, signal.SIGABRT)
+        process.wait(2.0)
     assert code is not None, f'still running {within} s after {sig!r}:\n{process.output}'
     assert time.monotonic() - started < within
     return code
