@@ -139,10 +139,11 @@ def test_the_diagram_s_highlight_follows_the_state_through_a_waypoint_round(
     suite = robot.roles(mark)
     assert {'waypoint_following', 'waypoint_navigation', 'routine'} <= set(suite), suite
     page = operator.trail()
-    seen = iter(page)  # the page showed them in the order the suite went through them
-    assert all(role in seen for role in ['waypoint_following', 'waypoint_navigation',
-                                         'routine', 'idle']), page
-    assert set(page[page.index('waypoint_following'):]) <= set(suite), (page, suite)
+    # The page showed them in the order the suite went through them (a state of one tick may
+    # be gone before the page hears of it, on a loaded machine), and came back to Idle.
+    went = iter(['idle', *suite])
+    assert all(role in went for role in page), (page, suite)
+    assert {'waypoint_navigation', 'routine'} <= set(page) and page[-1] == 'idle', page
     # The last transitions are traced, newest first: the round's end, back to Idle.
     newest = 'css selector', '#cycle [data-age="0"]'
     operator.until(lambda: [e.get_attribute('data-to') for e in
@@ -164,8 +165,9 @@ def test_the_timeline_shows_an_e_stop_with_its_cause_and_another_operator_s_acti
                                for row in operator.events('operator')), 'no action shown')
     bob = robot.client.with_operator(who('bob', surface='cli'))
     assert bob.set_emergency_stop(True).success  # a STOP needs no control
-    operator.until(lambda: any('STOP by bob (cli)' in row for row in operator.events('estop')),
-                   'no e-stop cause shown')
+    assert wait_until(lambda: any('STOP by bob (cli)' in row
+                                  for row in operator.events('estop')), WAIT, interval=0.05), (
+        'no e-stop cause shown', operator.events('estop'), operator.text('estop-reason'))
     # Filters: by kind, and by the least level shown.
     operator.driver.find_element('css selector', '#timeline-panel input[value="operator"]') \
         .click()
