@@ -53,8 +53,7 @@ def stop_with(process: NodeProcess, sig: int, within: float = STOP) -> int:
     started = time.monotonic()
     code = process.wait(within)
     if code is None:
-        os.killpg(process.pid, signal.SIGABRT)
-        process.wait(2.0)
+        process.show_stacks()
     assert code is not None, f'still running {within} s after {sig!r}:\n{process.output}'
     assert time.monotonic() - started < within
     return code

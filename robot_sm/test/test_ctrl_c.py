@@ -64,8 +64,7 @@ def test_ctrl_c_ends_every_node_quietly_with_exit_code_0(ros: RosHarness) -> Non
         for name, process in zip(NODES, processes):
             code = process.wait(15.0)
             if code is None:
-                process.process.send_signal(signal.SIGABRT)
-                process.wait(2.0)
+                process.show_stacks()
             process.stop()
             if code != 0 or 'Traceback' in process.output:
                 failures.append(f'round {round_number}: {name} ended with {code}:\n'

@@ -121,6 +121,16 @@ class NodeProcess:
         except subprocess.TimeoutExpired:
             return None
 
+    def show_stacks(self, wait: float = 2.0) -> None:
+        """
+        Make a hung process print where it hangs: SIGABRT to its group, then wait ``wait`` s.
+
+        Started with ``PYTHONFAULTHANDLER=1`` in its environment, each Python process of the
+        group prints every thread's stack as it ends.
+        """
+        self._signal_group(signal.SIGABRT)
+        self.wait(wait)
+
     def kill(self) -> None:
         """SIGKILL the whole process group, as a crash would end it."""
         self._signal_group(signal.SIGKILL)

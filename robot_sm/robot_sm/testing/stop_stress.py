@@ -114,8 +114,7 @@ def cycle(name: str, namespace: str, folder: str, delay: float, sig: int,
         code = process.wait(limit)
         seconds = None if code is None else time.monotonic() - sent
         if code is None:
-            process.process.send_signal(signal.SIGABRT)
-            process.wait(2.0)
+            process.show_stacks()
     finally:
         process.stop(timeout=0.0)
     output = process.output
