@@ -77,9 +77,9 @@ function send() {
     return;
   }
   sentAt = now;
-  if (!selected && robot.mode !== 'teleop') {
-    // The mode left Teleop under a held stick (the teleop idle fallback, as the drive began,
-    // before this page heard of it): ask for it again, once.
+  // Teleop is asked for once a drive: at its start, or when the mode left it under a held stick
+  // (the teleop idle fallback as the drive began, before this page heard of it).
+  if (!selected && (!mine() || robot.mode !== 'teleop')) {
     selectTeleop();
   }
   if (!mine() && !answered) {
@@ -147,9 +147,6 @@ function update() {
   if (blockedWhy()) {
     cut();
     return;
-  }
-  if (!selected && (!mine() || robot.mode !== 'teleop')) {
-    selectTeleop();
   }
   driving = true;
   if (sender === null) {
