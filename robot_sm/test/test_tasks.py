@@ -9,6 +9,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 from typing import Any, Dict, Optional
 
 from operator_suite import describe, StartSuite
@@ -108,6 +109,47 @@ def test_a_simple_goal_interrupts_following_and_its_own_task_succeeds(
                                                          'a new simple goal took over')
     reached = goal.wait(WAIT)
     assert (reached.status, reached.outcome) == (TaskStatus.SUCCEEDED, 'simple goal reached')
+
+
+class _SlowToKeep:
+    """
+    An action client's handle that pauses after it sends each request, before rclpy keeps it.
+
+    A thread preempted there (a loaded machine) lets the answer come first: rclpy's ActionClient
+    then drops it, unless the request went out from the thread that handles answers.
+    """
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    def __getattr__(self, name: str) -> Any:
+        sent = getattr(self._handle, name)
+        if not name.startswith('send_'):
+            return sent
+
+        def send_then_pause(request: Any) -> Any:
+            sequence = sent(request)
+            time.sleep(0.5)
+            return sequence
+        return send_then_pause
+
+    def __enter__(self) -> Any:
+        return self._handle.__enter__()
+
+    def __exit__(self, *error: Any) -> Any:
+        return self._handle.__exit__(*error)
+
+
+def test_a_goal_answered_before_the_client_kept_it_is_followed_and_cancelled(
+        slow: RunningSuite) -> None:
+    action = slow.client._action_client('waypoint following')
+    action._client_handle = _SlowToKeep(action._client_handle)
+    slow.client.add_waypoint(1.0, 0.0)
+    following = slow.client.follow_waypoints()
+    following.wait_for_feedback(lambda f: f.goals == 1, WAIT)
+    assert following.cancel().success
+    result = following.wait(WAIT)
+    assert (result.status, result.outcome) == (TaskStatus.CANCELED, 'Waypoint following stopped')
 
 
 def test_goals_that_cannot_be_reached_or_used_fail_or_are_rejected(suite: RunningSuite) -> None:

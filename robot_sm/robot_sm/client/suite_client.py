@@ -175,12 +175,10 @@ class SuiteClient(WaypointCalls, ControlCalls):
             handle = handles.get('goal')
             if handle is None:
                 return Result(False, 'the goal was not accepted')
-            handle.cancel_goal_async()
+            self._spinning.run(handle.cancel_goal_async)
             return Result(True, f'{activity}: cancel requested')
 
         task = Task(activity, cancel)
-        sent = client.send_goal_async(goal, feedback_callback=lambda m: task.on_feedback(
-            m.feedback))
 
         def accepted(future: Any) -> None:
             handle = future.result()
@@ -193,7 +191,11 @@ class SuiteClient(WaypointCalls, ControlCalls):
                                             str(done.result().result.message),
                                             done.result().result))
 
-        sent.add_done_callback(accepted)
+        # Sent from the spinning thread, as rclpy's ActionClient drops an answer that comes
+        # before it kept the request (see run_on_executor); the answer's callbacks run there too.
+        self._spinning.run(lambda: client.send_goal_async(
+            goal, feedback_callback=lambda m: task.on_feedback(m.feedback)).add_done_callback(
+                accepted))
         return task
 
     # -- commands -----------------------------------------------------------------------------

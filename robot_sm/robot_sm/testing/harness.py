@@ -20,10 +20,12 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile
 from robot_sm.bringup.recorder import DEFAULT_TIMEOUT, Recorder, wait_until
+from robot_sm.client.spinning_node import run_on_executor
 from robot_sm.testing.node_process import NAMESPACED_GLOBAL_TOPICS, NodeProcess
 
 
 NodeT = TypeVar('NodeT', bound=Node)
+T = TypeVar('T')
 
 
 #: Seconds an upper time bound in a node test allows beyond the promised figure, for DDS delivery
@@ -107,6 +109,15 @@ class RosHarness:
         self._nodes.append(node)
         self._spinners[node] = _Spinner(executor, f'spin-{node.get_name()}')
         return node
+
+    def run_in_spin(self, node: Node, action: Callable[[], T], timeout: float = 5.0) -> T:
+        """
+        Run ``action`` on the thread that spins ``node``; return its value.
+
+        Send action goals, cancels and result requests this way: see
+        :func:`~robot_sm.client.spinning_node.run_on_executor`.
+        """
+        return run_on_executor(self._spinners[node].executor, action, timeout)
 
     def stop_node(self, node: Node) -> None:
         """Stop spinning ``node`` and destroy it."""
