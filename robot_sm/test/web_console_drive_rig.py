@@ -60,7 +60,7 @@ class DriveRobot(Robot):
     """The suite and the console, with what the console publishes for the pages that drive."""
 
     def __init__(self, folder: pathlib.Path) -> None:  # noqa: D107 - Robot's, and the stream
-        super().__init__(folder)
+        super().__init__(folder, 'web_drive', recorder=True)  # the incidents list's test
         self.stream: Recorder[OperatorTwist] = self.ros.record(OperatorTwist, OPERATOR_CMD_VEL,
                                                                qos.COMMAND_IN)
 

@@ -7,19 +7,14 @@ publishes; :class:`FieldOperator` adds what the field tests do on the page: read
 diagram, the timeline and the arm panel, look for what a phone's first screen cuts off.
 """
 
-import os
 import pathlib
 from typing import Any, Dict, List, Tuple
 
-from geometry_msgs.msg import Twist
-from nav_msgs.msg import Odometry
-from operator_suite import cli_command
 from robot_sm import qos
-from robot_sm.client import operator, SuiteClient
 from robot_sm.contract import STATE
-from robot_sm.testing import NodeProcess, Recorder, RosHarness
+from robot_sm.testing import Recorder
 from robot_sm_msgs.msg import StateInfo
-from web_console_rig import free_tcp_port, Operator, Robot, token_file
+from web_console_rig import Operator, Robot
 
 #: What a page shows cut: every element shown whose box leaves the viewport at a side, or whose
 #: text does not fit its box (cut short, or clamped to fewer lines), with its id or class. Those
@@ -48,24 +43,7 @@ class FieldRobot(Robot):
     """The suite with the simulated arm under teleop, the console, and the typed state."""
 
     def __init__(self, folder: pathlib.Path) -> None:  # noqa: D107 - Robot's, with teleop
-        self.ros = RosHarness(namespace=f'/web_field_{os.getpid()}')
-        self.namespace = self.ros.namespace
-        self.operator = 'field-test-operator-token-0123456789abcdef'
-        self.watcher = 'field-test-read-only-token-0123456789abcdef'
-        self.port = free_tcp_port()
-        self.url = f'http://127.0.0.1:{self.port}'
-        robot_sm = [*cli_command(), '--namespace', self.namespace]
-        self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote', '--teleop'])
-        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--token-file',
-                                str(token_file(folder, 'operator', self.operator)),
-                                '--read-only-token-file',
-                                str(token_file(folder, 'watcher', self.watcher))])
-        # The test's own calls are those of the operator at the page (on this computer).
-        page = operator('web@127.0.0.1', surface='web', address='127.0.0.1')
-        self.client = SuiteClient(namespace=self.namespace, timeout=10.0, by=page,
-                                  context=self.ros.context)
-        self.cmd_vel: Recorder[Twist] = self.ros.record(Twist, 'cmd_vel', qos.COMMAND_IN)
-        self.truth: Recorder[Odometry] = self.ros.record(Odometry, 'base_pose_ground_truth')
+        super().__init__(folder, 'web_field', suite=['--teleop'], fleet=False)
         self.states: Recorder[StateInfo] = self.ros.record(StateInfo, STATE,
                                                            qos.STATE_CHANGES)
 

@@ -10,7 +10,7 @@ for what each step relies on (a connected page, a tap that took, an answer shown
 import os
 import pathlib
 import socket
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
@@ -40,8 +40,15 @@ def token_file(folder: pathlib.Path, name: str, token: str) -> pathlib.Path:
 class Robot:
     """The suite and the console as child processes, and what the test sees of them."""
 
-    def __init__(self, folder: pathlib.Path) -> None:
-        self.ros = RosHarness(namespace=f'/web_browser_{os.getpid()}')
+    def __init__(self, folder: pathlib.Path, name: str = 'web_browser',
+                 suite: Sequence[str] = (), fleet: bool = True, recorder: bool = False) -> None:
+        """
+        Run the suite (``robot-sm up --sim --remote`` and ``suite``) and the console.
+
+        ``fleet``: the console's fleet file names a robot that never starts as well;
+        ``recorder``: the incident recorder runs beside the suite (the tests of its list).
+        """
+        self.ros = RosHarness(namespace=f'/{name}_{os.getpid()}')
         self.namespace = self.ros.namespace
         self.operator = 'browser-test-operator-token-0123456789abcdef'
         self.watcher = 'browser-test-read-only-token-0123456789abcdef'
@@ -50,10 +57,12 @@ class Robot:
         robot_sm = [*cli_command(), '--namespace', self.namespace]
         #: A robot the console's fleet file names that never starts.
         self.missing = f'{self.namespace}_robot9'
-        fleet = folder / 'fleet.yaml'
-        fleet.write_text(f'robots: [{self.namespace}, {self.missing}]\n')
-        self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote'])
-        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port), '--fleet', str(fleet),
+        fleet_file = folder / 'fleet.yaml'
+        fleet_file.write_text(f'robots: [{self.namespace}, {self.missing}]\n')
+        self.suite = NodeProcess([*robot_sm, 'up', '--sim', '--remote', *suite,
+                                  *([] if recorder else ['--no-recorder'])])
+        self.web = NodeProcess([*robot_sm, 'web', '--port', str(self.port),
+                                *(['--fleet', str(fleet_file)] if fleet else []),
                                 '--token-file',
                                 str(token_file(folder, 'operator', self.operator)),
                                 '--read-only-token-file',
