@@ -163,3 +163,14 @@ def test_an_e_stop_takes_the_cause_the_mux_published_just_before_its_mode() -> N
     assert estop.reason('', 10.0) == [] and [e['text'] for e in estop.mode(False, 10.0)] == [
         'e-stop released']
     assert estop.mode(True, 11.0) == []  # no cause yet: the old one is not taken
+
+
+def test_a_cause_taken_before_a_late_released_mode_is_still_the_next_engagement_s() -> None:
+    # The mux republishes its mode every second: one published just before a STOP may be taken
+    # after the STOP's cause, which came first on the other topic.
+    estop = EstopEvents(wait=2.5)
+    assert estop.mode(False, 0.0) == []
+    assert estop.reason('STOP by bob (cli)', 1.0) == []
+    assert estop.mode(False, 1.01) == []  # the late keep-alive, from before the STOP
+    engaged = estop.mode(True, 1.02)
+    assert [(e['time'], e['cause']) for e in engaged] == [(1.02, 'STOP by bob (cli)')]

@@ -177,9 +177,11 @@ class EstopEvents:
     E-stop engagements with their cause, and releases, from the mux's mode and cause.
 
     The mux publishes the cause (``robot_sm/emergency_stop_cause``, '' while released) and then
-    its mode, on two topics: they may come in either order. An engagement takes a cause that
-    came just before it, or waits for one that comes after it, ``wait`` seconds at most (then
-    its cause is told as not reported).
+    its mode, on two topics: they may come in either order, and a mode published before the
+    cause (the mux republishes it every second) may come after it. An engagement takes a cause
+    that came just before it, even across such a late "released", or waits for one that comes
+    after it, ``wait`` seconds at most (then its cause is told as not reported). A release
+    forgets the cause.
     """
 
     def __init__(self, wait: float = 2.5) -> None:
@@ -199,7 +201,6 @@ class EstopEvents:
         elif not engaged and before is True:
             found += self.due(float('inf'))
             found.append(event('estop', 'info', now, 'e-stop released'))
-        if not engaged:
             self._reason = ''
         return found
 
