@@ -64,14 +64,6 @@ def operator(browser: FieldOperator) -> Iterator[FieldOperator]:
         browser.close_page()
 
 
-def released(robot: FieldRobot, operator: FieldOperator) -> None:
-    """Release the e-stop from the page if it is engaged (nobody beat before it opened)."""
-    operator.until(lambda: operator.text('estop-off') != 'E-stop: not known yet'
-                   or operator.element('estop').is_displayed(), 'no e-stop shown')
-    if robot.mode()[1]:
-        operator.release()
-
-
 def test_a_phone_shows_stop_pause_and_the_joystick_first_with_nothing_cut_off(
         robot: FieldRobot, operator: FieldOperator) -> None:
     operator.open_page(size=PHONE)
@@ -79,7 +71,7 @@ def test_a_phone_shows_stop_pause_and_the_joystick_first_with_nothing_cut_off(
     alice = robot.client.with_operator(who('alice', surface='cli'))
     for case in ('engaged', 'released', 'held by another'):
         if case == 'released':
-            released(robot, operator)
+            operator.release_if_engaged()
             box = operator.box('estop-off')  # one line while released
             assert box['height'] <= 50 and operator.text('estop-off') == 'E-stop released'
         elif case == 'engaged':
@@ -122,7 +114,7 @@ def test_the_diagram_s_highlight_follows_the_state_through_a_waypoint_round(
     for x, y, routine in ((2.0, 1.0, 'Wait'), (2.2, 1.8, '')):
         assert robot.client.add_waypoint(x, y, routine=routine).success
     operator.open_page()
-    released(robot, operator)
+    operator.release_if_engaged()
     operator.until(lambda: operator.element('cycle').get_attribute('data-current') == 'idle',
                    'the diagram does not show Idle')
     operator.click('mode-autonomy')
@@ -155,7 +147,7 @@ def test_the_diagram_s_highlight_follows_the_state_through_a_waypoint_round(
 def test_the_timeline_shows_an_e_stop_with_its_cause_and_another_operator_s_action(
         robot: FieldRobot, operator: FieldOperator) -> None:
     operator.open_page()
-    released(robot, operator)
+    operator.release_if_engaged()
     operator.click('mode-stopped')  # the page's operator holds control from now on
     operator.until(lambda: operator.text('answer').startswith('mode stopped:'), 'no answer')
     alice = robot.client.with_operator(who('alice', surface='cli'))
@@ -203,7 +195,7 @@ def test_each_operator_page_beats_and_the_robot_stops_when_the_last_one_closes(
         robot: FieldRobot, operator: FieldOperator) -> None:
     operator.open_page()
     first = operator.page
-    released(robot, operator)
+    operator.release_if_engaged()
     operator.driver.switch_to.new_window('window')
     operator.driver.get(f'{robot.url}/')
     operator.until(lambda: operator.text('link') == 'connected', 'the second page is out')
@@ -245,7 +237,7 @@ def test_the_waypoint_table_changes_in_place_and_an_open_routine_choice_survives
 def test_a_thousand_wrong_tokens_stop_neither_the_page_s_stop_nor_its_reconnect(
         robot: FieldRobot, operator: FieldOperator) -> None:
     operator.open_page()
-    released(robot, operator)
+    operator.release_if_engaged()
     tried = threading.Event()
     answers: List[Any] = []
     guessing = threading.Thread(

@@ -136,10 +136,7 @@ class Driver(Operator):
             self.until(lambda: 'stale' in self.text('control-line'), 'control is held')
             self.click('take-control')  # a stale holder's: taken without asking
             self.until(lambda: not self.held_by_other(), 'control was not taken')
-        self.until(lambda: self.text('estop-off') != 'E-stop: not known yet'
-                   or self.element('estop').is_displayed(), 'no e-stop shown')
-        if self.robot.mode()[1]:
-            self.release()
+        self.release_if_engaged()
         self.until(lambda: self.pad_state() == 'ready', 'the joystick is not ready')
 
 

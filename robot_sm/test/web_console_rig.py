@@ -10,6 +10,7 @@ for what each step relies on (a connected page, a tap that took, an answer shown
 import os
 import pathlib
 import socket
+import time
 from typing import Any, List, Optional, Sequence, Tuple
 
 from geometry_msgs.msg import Twist
@@ -18,10 +19,13 @@ from operator_suite import cli_command
 from robot_sm import qos
 from robot_sm.client import operator, SuiteClient
 from robot_sm.demo.browser import Browser
-from robot_sm.testing import NodeProcess, Recorder, RosHarness, wait_until
+from robot_sm.testing import NodeProcess, Recorder, RosHarness, SCHEDULING_SLACK, wait_until
 
 #: Seconds the tests wait for what the page or the suite should do.
 WAIT = 20.0
+#: How long after the last heartbeat the mux may still latch its e-stop for the silence:
+#: config/remote.yaml's heartbeat_timeout, a tick of the mux, and the scheduling slack.
+HEARTBEAT_STOP = 1.0 + 0.05 + SCHEDULING_SLACK
 
 
 def free_tcp_port() -> int:
@@ -135,6 +139,8 @@ class Operator:
         self.driver = self.browser.driver
         self.home = self.driver.current_window_handle  # a blank tab that stays open
         self.page: Optional[str] = None
+        #: When a console's tab was last closed (``time.monotonic()``), if ever.
+        self.last_closed = float('-inf')
 
     def open_page(self, token: Optional[str] = None, size: Tuple[int, int] = (1280, 800),
                   name: str = '') -> None:
@@ -157,6 +163,7 @@ class Operator:
     def close_page(self) -> None:
         """Close the console's tab, as an operator closes it."""
         self.driver.close()
+        self.last_closed = time.monotonic()
         self.driver.switch_to.window(self.home)
         self.page = None
 
@@ -174,6 +181,7 @@ class Operator:
             new = self.page
             self.driver.switch_to.window(old)
             self.driver.close()
+            self.last_closed = time.monotonic()
             self.driver.switch_to.window(new)
 
     def element(self, name: str) -> Any:
@@ -233,6 +241,20 @@ class Operator:
         shown = self.element('map').get_attribute('data-robot')
         x, y, _ = map(float, shown.split(','))
         return x, y
+
+    def release_if_engaged(self) -> None:
+        """
+        Release the e-stop from the page if it is engaged (nobody beat before it opened).
+
+        A page closed before this one opened stopped beating then: the mux latches its e-stop
+        for that silence up to HEARTBEAT_STOP later, perhaps after this page opened. Only once
+        that moment has passed is the mux's e-stop the one to release.
+        """
+        self.until(lambda: self.text('estop-off') != 'E-stop: not known yet'
+                   or self.element('estop').is_displayed(), 'no e-stop shown')
+        time.sleep(max(0.0, self.last_closed + HEARTBEAT_STOP - time.monotonic()))
+        if self.robot.mode()[1]:
+            self.release()
 
     def release(self) -> None:
         """
