@@ -78,11 +78,13 @@ def test_the_shipped_session_moves_the_simulated_arm_through_teleop(
     targets = ros.record(PoseStamped, 'teleop/ee_target', qos.COMMAND_IN)
     joint_states = ros.record(JointState, 'joint_states')
     ros.start_node(RobotSim, {'arm_joint_names': arm})
-    # In a process of its own, as on a robot: its ticks do not wait on this process's threads
-    # (under load, two 0.3 s presses came to too few ticks to pass the debounce).
+    # Each in a process of its own, as on a robot: neither waits on this process's threads. Under
+    # load, teleop in this process saw two 0.3 s presses in too few ticks to pass the debounce;
+    # the replay in it paused long enough for teleop to see the controller drop out and stop.
     teleop = ros.start_process(python_module_argv(
         'robot_sm.nodes.teleop_retargeting', *ros_args(ros.namespace)))
-    replay = ros.start_node(XrReplay, {'session_file': str(tmp_path / 'start.npz')})
+    replay = ros.start_process(python_module_argv('robot_sm.nodes.xr_replay', *ros_args(
+        ros.namespace, {'session_file': str(tmp_path / 'start.npz')})))
     assert wait_until(lambda: any(m.state == ExecutionState.RUNNING for m in states.messages),
                       timeout=20.0), ([m.state for m in states.messages], teleop.output[-2000:])
     # Each change of (state, reset) is published: the reset flag may repeat a state.
@@ -91,7 +93,7 @@ def test_the_shipped_session_moves_the_simulated_arm_through_teleop(
     assert order[:3] == [ExecutionState.STOPPED, ExecutionState.PAUSED, ExecutionState.RUNNING]
     first = commands.wait_for(timeout=5.0)
     assert first.name == arm
-    assert wait_until(replay.finished.done, timeout=15.0)
+    assert replay.wait(15.0) == 0, replay.output  # the process ends with its session
     assert np.max(np.abs(np.array(commands.last.position) - first.position)) > 0.05
     # The simulated arm followed: its end effector is where the clutch target is.
     model = ArmModel((SHIPPED.parent / 'so101_arm.urdf').read_text())
