@@ -83,6 +83,9 @@ def test_the_shipped_session_moves_the_simulated_arm_through_teleop(
     # the replay in it paused long enough for teleop to see the controller drop out and stop.
     teleop = ros.start_process(python_module_argv(
         'robot_sm.nodes.teleop_retargeting', *ros_args(ros.namespace)))
+    # Heard before the replay starts: its state topic keeps only the newest change for a
+    # subscriber that comes late, and the test follows every change.
+    assert states.wait_for(timeout=20.0).state == ExecutionState.STOPPED, teleop.output
     replay = ros.start_process(python_module_argv('robot_sm.nodes.xr_replay', *ros_args(
         ros.namespace, {'session_file': str(tmp_path / 'start.npz')})))
     assert wait_until(lambda: any(m.state == ExecutionState.RUNNING for m in states.messages),
