@@ -44,14 +44,27 @@ def start_mux(ros: RosHarness) -> NodeProcess:
 
 
 def call(ros: RosHarness, srv_type: Any, name: str, request: Any) -> Any:
-    """Call a service of a (re)started node: a request sent before it was matched is lost."""
-    deadline = time.monotonic() + WAIT
-    while True:
-        try:
-            return ros.call(srv_type, name, request, timeout=1.0)
-        except TimeoutError:
-            if time.monotonic() > deadline:
-                raise
+    """
+    Call a service of a (re)started node, asking again each second until it answers.
+
+    A request sent before the server matched the client is lost, and so is an answer sent
+    before the server matched the client's reader: one client keeps its matches from one
+    attempt to the next (a new client each time starts its matching over).
+    """
+    client = ros.probe.create_client(srv_type, name)
+    try:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if not client.service_is_ready():
+                time.sleep(0.05)
+                continue
+            future = client.call_async(request)
+            if wait_until(future.done, 1.0):
+                return future.result()
+            future.cancel()
+        raise TimeoutError(f'service {name} did not answer within {WAIT} s')
+    finally:
+        ros.probe.destroy_client(client)
 
 
 def set_mode(ros: RosHarness, mode: int) -> Any:

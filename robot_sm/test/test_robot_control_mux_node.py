@@ -196,11 +196,15 @@ def test_non_finite_commands_are_dropped_and_diagnostics_are_real(ros: RosHarnes
     ros.wait_for_subscribers(autonomy.publisher)
     ros.wait_for_subscribers(teleop.publisher)
     assert mux.set_mode(AUTONOMOUS).success
-    start = time.monotonic()
+    start = mux.wait_cmd(linear_x(0.3), after=time.monotonic())  # the stream arrived: it drives
     teleop.switch(twist(x=math.inf))
     time.sleep(1.0)
     assert mux.modes.last.mode == AUTONOMOUS  # NaN / Inf never take over
-    assert all(m.linear.x == pytest.approx(0.3) for m in mux.cmd_since(start + 0.1))
+    sent = [m.linear.x for m in mux.cmd_since(start)]
+    # Only the autonomy stream drives; a loaded test process that paused it past its 0.5 s
+    # timeout is zeroed meanwhile.
+    paused = autonomy.longest_pause(start, time.monotonic()) >= 0.5
+    assert all(x == pytest.approx(0.3) or (paused and x == 0.0) for x in sent), sent
 
     name = mux.node.get_fully_qualified_name()
     array = diagnostics.wait_for(
