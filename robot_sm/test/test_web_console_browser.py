@@ -22,15 +22,13 @@ from typing import Any, Iterator, List, Tuple
 import pytest
 from robot_sm.demo.browser import unavailable_reason
 from robot_sm.testing import SCHEDULING_SLACK, wait_until
-from web_console_rig import Operator, Robot, WAIT
+from web_console_rig import HEARTBEAT_TIMEOUT, Operator, Robot, WAIT
 
 # The tests share one suite and browser: one worker of a parallel run takes them all, and runs
 # them after or before the two-host tests (the heaviest files, with suites as processes).
 pytestmark = [pytest.mark.skipif(unavailable_reason() is not None,
                                  reason=unavailable_reason() or ''),
               pytest.mark.xdist_group('suites_as_processes')]
-#: config/remote.yaml's heartbeat_timeout.
-HEARTBEAT_TIMEOUT = 1.0
 #: What the page promises: "connection lost" within a second of its socket falling silent.
 SILENCE_SHOWN = 1.0
 

@@ -27,13 +27,11 @@ from robot_sm_msgs.msg import ExecutionState
 from sensor_msgs.msg import JointState
 from web_console_field_rig import FieldOperator, FieldRobot
 from web_console_http import flood
-from web_console_rig import WAIT
+from web_console_rig import HEARTBEAT_TIMEOUT, WAIT
 
 pytestmark = [pytest.mark.skipif(unavailable_reason() is not None,
                                  reason=unavailable_reason() or ''),
               pytest.mark.xdist_group('suites_as_processes')]
-#: config/remote.yaml's heartbeat_timeout.
-HEARTBEAT_TIMEOUT = 1.0
 PHONE = (390, 844)
 
 

@@ -23,9 +23,11 @@ from robot_sm.testing import NodeProcess, Recorder, RosHarness, SCHEDULING_SLACK
 
 #: Seconds the tests wait for what the page or the suite should do.
 WAIT = 20.0
-#: How long after the last heartbeat the mux may still latch its e-stop for the silence:
-#: config/remote.yaml's heartbeat_timeout, a tick of the mux, and the scheduling slack.
-HEARTBEAT_STOP = 1.0 + 0.05 + SCHEDULING_SLACK
+#: config/remote.yaml's heartbeat_timeout.
+HEARTBEAT_TIMEOUT = 1.0
+#: How long after the last heartbeat the mux may still latch its e-stop for the silence: the
+#: heartbeat timeout, a tick of the mux, and the scheduling slack.
+HEARTBEAT_STOP = HEARTBEAT_TIMEOUT + 0.05 + SCHEDULING_SLACK
 
 
 def free_tcp_port() -> int:
