@@ -226,7 +226,8 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
 
     # The left thumbstick drives the base while RUNNING.
     teleop.xr.change('left', axes=(THUMB_Y, 1.0))
-    teleop.cmd_vel.wait_for(lambda m: abs(m.linear.x - 0.5) < 1e-6, TIMEOUT)
+    driving = teleop.cmd_vel.wait_for(lambda m: abs(m.linear.x - 0.5) < 1e-6, TIMEOUT)
+    driving_at = next(t for t, m in teleop.cmd_vel.stamped if m is driving)
 
     # Controllers fall silent: late for input_timeout + input_tolerance, then lost: STOPPED, one
     # reset pulse, the base zeroed once, no more joint commands.
@@ -237,7 +238,9 @@ def test_operator_session_toggle_engage_move_pause_and_controller_loss(ros: RosH
     time.sleep(0.3)
     resets = [m.data for m in teleop.reset.since(last_message)]
     assert resets.count(True) == 1
-    twists = teleop.cmd_vel.since(last_message)
+    # Counted from the drive seen: zeros the node sent before it read the stick's push can
+    # arrive after the controllers' last message.
+    twists = teleop.cmd_vel.since(max(last_message, driving_at))
     assert twists[-1].linear.x == 0.0 and twists[-1].angular.z == 0.0
     assert sum(1 for m in twists if m.linear.x == 0.0) == 1
     assert teleop.joints.since(stopped_at + 0.05) == []
