@@ -97,11 +97,19 @@ def test_a_phone_shows_stop_pause_and_the_joystick_first_with_nothing_cut_off(
     assert alice.release_control().success
     operator.until(lambda: operator.text('joystick-note') != 'alice holds control',
                    'the joystick still names alice')
+    # The incidents note names the recorder's folder (a long path, no spaces): it must wrap too.
+    operator.until(lambda: operator.text('incidents-note') not in ('', 'Not known yet.'),
+                   'no incidents note')
+    # What sticks out: a box past the edge, or text wider than its box (a long path in a note).
+    # The diagram's parts are left out: its box clips them.
     wider = (f'return document.documentElement.scrollWidth <= {PHONE[0]} ? [] : '
-             "Array.from(document.querySelectorAll('body *'))"
-             f'.filter(e => e.getBoundingClientRect().right > {PHONE[0]} + 0.5)'
-             ".map(e => (e.id || e.className || e.tagName) + ' ' + "
-             'e.getBoundingClientRect().right)')
+             "Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('svg') && "
+             f'(e.getBoundingClientRect().right > {PHONE[0]} + 0.5 || '
+             "getComputedStyle(e).overflowX === 'visible' && e.clientWidth > 0 && "
+             'e.scrollWidth > e.clientWidth))'
+             ".map(e => (e.id || e.getAttribute('class') || e.tagName) + ' ' + "
+             "e.getBoundingClientRect().right + ' ' + e.scrollWidth + ' ' + "
+             'JSON.stringify(e.textContent.slice(0, 60)))')
     assert wait_until(lambda: not operator.script(wider), WAIT), operator.script(wider)
 
 
