@@ -37,10 +37,6 @@ BOB = {'ROBOT_SM_OPERATOR': 'bob'}
 TOKEN = 'operator-token-for-the-control-tests-0123456789abcdef'
 
 
-def mode(suite: RunningSuite) -> str:
-    return suite.client.wait_for_mode().mode
-
-
 def test_two_operators_on_the_command_line(suite: RunningSuite) -> None:
     namespace = suite.namespace
     first = run_cli(namespace, 'mode', 'autonomy', env=ALICE)
@@ -50,16 +46,16 @@ def test_two_operators_on_the_command_line(suite: RunningSuite) -> None:
     assert refused.returncode == 1, describe(refused)
     assert refused.stdout.startswith('control is held by alice (cli, '), describe(refused)
     assert 'robot-sm control take' in refused.stdout
-    assert mode(suite) == 'autonomy'  # bob changed nothing
+    suite.client.wait_for_mode('autonomy')  # bob changed nothing
     shown = json.loads(run_cli(namespace, 'control', '--json', env=BOB).stdout)
     assert (shown['holder'], shown['mine'], shown['surface']) == ('alice', False, 'cli')
     taken = run_cli(namespace, 'control', 'take', env=BOB)
     assert taken.returncode == 0 and 'control taken by bob from alice' in taken.stdout
     told = run_cli(namespace, 'mode', 'stopped', env=ALICE)
     assert told.returncode == 1 and 'control was taken from you by bob' in told.stdout
-    assert mode(suite) == 'autonomy'
+    suite.client.wait_for_mode('autonomy')
     assert run_cli(namespace, 'mode', 'teleop', env=BOB).returncode == 0
-    assert mode(suite) == 'teleop'
+    suite.client.wait_for_mode('teleop')
     # Only the holder gives it up; then alice's command acquires it again.
     assert run_cli(namespace, 'control', 'give-up', env=ALICE).returncode == 1
     assert run_cli(namespace, 'control', 'give-up', env=BOB).returncode == 0
@@ -79,13 +75,13 @@ def test_raw_ros_while_an_operator_holds_control_and_when_nobody_does(
     autonomy.operation_mode.mode = OperationMode.AUTONOMOUS
     accepted = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', autonomy)
     assert accepted.success, accepted.message  # nobody holds control: as RSM's tools expect
-    assert mode(suite) == 'autonomy'
+    suite.client.wait_for_mode('autonomy')
     alice = suite.client.with_operator(operator('alice', 'cli'))
     assert alice.set_mode('teleop').success  # she acquires control
     suite.wait_state('Teleoperation')  # the state machine follows the mux's mode
     refused = ros.call(SetOperationMode, 'robot_sm/set_operation_mode', autonomy)
     assert not refused.success and refused.message.startswith('control is held by alice')
-    assert mode(suite) == 'teleop'
+    suite.client.wait_for_mode('teleop')
     edit = AddWaypoint.Request()
     edit.waypoint.pose.orientation.w = 1.0
     added = ros.call(AddWaypoint, 'robot_sm/add_waypoint', edit)
@@ -148,14 +144,14 @@ def test_a_web_page_and_a_command_line_and_a_closed_page_going_stale(
         assert (holder.holder, holder.surface) == ('web@127.0.0.1', 'web')
         refused = run_cli(suite.namespace, 'mode', 'teleop', env=ALICE)
         assert refused.returncode == 1 and 'held by web@127.0.0.1' in refused.stdout
-        assert mode(suite) == 'autonomy'
+        suite.client.wait_for_mode('autonomy')
         # The page is closed: its keep-alives stop, and its control goes stale within 3 s.
         assert wait_until(lambda: suite.client.control().stale, WAIT)
         taken = run_cli(suite.namespace, 'control', 'take', env=ALICE)
         assert taken.returncode == 0, describe(taken)
         assert 'from web@127.0.0.1' in taken.stdout and 'stale' in taken.stdout
         assert run_cli(suite.namespace, 'mode', 'teleop', env=ALICE).returncode == 0
-        assert mode(suite) == 'teleop'
+        suite.client.wait_for_mode('teleop')
     finally:
         server.close()
 

@@ -35,6 +35,8 @@ START = 30.0
 BEFORE = 25.0
 #: The patrol's waypoints in the office: the robot stops and turns in place at each.
 WAYPOINTS = ((1.3, 4.8), (6.6, 1.4))
+#: The mux's update_frequency (its default): commands per second.
+MUX_RATE = 20.0
 
 
 class Patrol:
@@ -202,9 +204,10 @@ def test_the_recorder_killed_while_driving_leaves_the_mux_and_the_state_interfac
     os.kill(recorders[0], signal.SIGKILL)
     # The suite goes on: the mux's commands at its rate, the robot driving on, the state
     # interface following the waypoints (the mux would stop AUTONOMOUS if it fell silent).
+    # The commands are counted, not timed: a loaded machine delays their arrival here.
     assert wait_until(lambda: time.monotonic() - killed >= 3.0, DEFAULT_TIMEOUT)
-    stamps = [t for t, _ in patrol.commands.stamped if t >= killed]
-    assert max(b - a for a, b in zip([killed] + stamps, stamps + [time.monotonic()])) < 0.5
+    commands = [t for t, _ in patrol.commands.stamped if t >= killed]
+    assert len(commands) >= 0.5 * MUX_RATE * 3.0, len(commands)
     path = [(m.pose.pose.position.x, m.pose.pose.position.y)
             for t, m in patrol.odom.stamped if t >= killed]
     assert sum(math.dist(a, b) for a, b in zip(path, path[1:])) > 0.3, 'the robot stopped'
