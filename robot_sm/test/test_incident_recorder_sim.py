@@ -21,6 +21,7 @@ import pytest
 from robot_sm import qos
 from robot_sm.client import operator_name, SuiteClient
 from robot_sm.contract import Mode
+from robot_sm.nodes.robot_control_mux import parameters as mux_parameters
 from robot_sm.recording.incident_files import IncidentFolder, IncidentRecord
 from robot_sm.recording.mcap_read import read_messages
 from robot_sm.testing import DEFAULT_TIMEOUT, Recorder, RosHarness, wait_until
@@ -36,7 +37,7 @@ BEFORE = 25.0
 #: The patrol's waypoints in the office: the robot stops and turns in place at each.
 WAYPOINTS = ((1.3, 4.8), (6.6, 1.4))
 #: The mux's update_frequency (its default): commands per second.
-MUX_RATE = 20.0
+MUX_RATE = next(spec.default for spec in mux_parameters() if spec.name == 'update_frequency')
 
 
 class Patrol:
